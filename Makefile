@@ -1,0 +1,35 @@
+# Everything a fresh machine needs, in two targets: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench train clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# Debian's Chromium for the browser tests (Playwright drives it; it downloads no browser of its own).
+/usr/bin/chromium:
+	-(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
+
+demo: $(STAMP)
+	$(BIN)/companion demo
+
+test: $(STAMP) /usr/bin/chromium
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python -m companion.bench
+
+# Trains the card model (CPU torch, the Debian card decks); see models/README.md.
+train: $(STAMP)
+	$(BIN)/pip install -q -e '.[train,test]'
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kdegames-card-data-kf5 gnome-cards-data >/dev/null
+	$(BIN)/python -m models.train
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,130 @@
+"""Playing cards as small value types.
+
+A card is written rank + suit (``QS``, ``TD``) or ``JK`` for the Joker; input
+is forgiving (``10D``, ``q♠``) and output is always canonical.
+
+>>> Card.parse("10d")
+Card.parse('TD')
+>>> str(Card.parse("q♠"))
+'QS'
+>>> Card.parse("JK").is_joker
+True
+>>> Card.parse("AS") > Card.parse("KS")
+True
+>>> Card.parse("1X")
+Traceback (most recent call last):
+...
+companion.cards.CardError: not a card: '1X' (write rank + suit, e.g. QS, TD, 10H, or JK)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import total_ordering
+from typing import Iterable
+
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+RED_SUITS = frozenset("HD")
+SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+RANK_NAMES = {
+    "2": "Two", "3": "Three", "4": "Four", "5": "Five", "6": "Six", "7": "Seven",
+    "8": "Eight", "9": "Nine", "T": "Ten", "J": "Jack", "Q": "Queen", "K": "King", "A": "Ace",
+}
+JOKER_CODE = "JK"
+
+
+class CardError(ValueError):
+    """Raised for text that is not a playing card."""
+
+
+@total_ordering
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One card: ``rank`` in ``RANKS`` and ``suit`` in ``SUITS``, or the Joker (both ``""``).
+
+    Cards order by rank (Ace high), then suit, so that sorting a hand reads well;
+    the Joker sorts last.
+    """
+
+    rank: str
+    suit: str
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Read a card from the forms players type: ``QS``, ``10H``, ``q♠``, ``jk``."""
+        if not isinstance(text, str):
+            raise CardError(f"not a card: {text!r} (expected text such as 'QS')")
+        t = text.strip().upper()
+        for symbol, letter in SUIT_SYMBOLS.items():
+            t = t.replace(symbol, letter)
+        if t in ("JK", "JOKER", "*"):
+            return JOKER
+        if t.startswith("10"):
+            t = "T" + t[2:]
+        if len(t) == 2 and t[0] in RANKS and t[1] in SUITS:
+            return cls(t[0], t[1])
+        raise CardError(f"not a card: {text!r} (write rank + suit, e.g. QS, TD, 10H, or JK)")
+
+    @property
+    def is_joker(self) -> bool:
+        return self.rank == ""
+
+    @property
+    def value(self) -> int:
+        """Rank value, 2..14 with the Ace high; 15 for the Joker."""
+        return 15 if self.is_joker else RANKS.index(self.rank) + 2
+
+    @property
+    def colour(self) -> str:
+        """``"red"`` or ``"black"`` (the Joker has neither: ``""``)."""
+        if self.is_joker:
+            return ""
+        return "red" if self.suit in RED_SUITS else "black"
+
+    def next_higher(self) -> Card | None:
+        """The card the run expects after this one, or None after the Ace."""
+        if self.is_joker or self.rank == "A":
+            return None
+        return Card(RANKS[RANKS.index(self.rank) + 1], self.suit)
+
+    def name(self) -> str:
+        """English name, e.g. ``Queen of spades``."""
+        if self.is_joker:
+            return "Joker"
+        return f"{RANK_NAMES[self.rank]} of {SUIT_NAMES[self.suit]}"
+
+    def __str__(self) -> str:
+        return JOKER_CODE if self.is_joker else self.rank + self.suit
+
+    def __repr__(self) -> str:
+        return f"Card.parse({str(self)!r})"
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return (self.value, SUITS.index(self.suit) if self.suit else 4) < (
+            other.value,
+            SUITS.index(other.suit) if other.suit else 4,
+        )
+
+
+JOKER = Card("", "")
+
+
+def parse_cards(items: Iterable[str] | str) -> list[Card]:
+    """Parse a list of codes, or one space-separated string of them."""
+    if isinstance(items, str):
+        items = items.split()
+    return [Card.parse(item) for item in items]
+
+
+def standard_deck(*, jokers: int = 0) -> list[Card]:
+    """The 52-card pack in a fixed order, plus ``jokers`` Jokers."""
+    deck = [Card(rank, suit) for suit in SUITS for rank in RANKS]
+    return deck + [JOKER] * jokers
+
+
+ALL_CODES: tuple[str, ...] = tuple(str(card) for card in standard_deck(jokers=1))
+"""The 53 class labels of the card recogniser, in a fixed order."""
