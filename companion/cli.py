@@ -1,0 +1,48 @@
+"""The ``companion`` command: one entry point, one module per subcommand.
+
+Each subcommand lives beside the code it drives and is imported only when
+chosen, so ``companion replay`` never loads OpenCV and ``companion eval``
+never loads Flask. A subcommand module provides ``add_arguments(parser)`` and
+``run(args) -> int`` (the exit status).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from typing import Sequence
+
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("companion.demo", "play a simulated game through the camera pipeline, with the scoreboard"),
+    "serve": ("companion.serve", "run the table: camera, referee, board and scoreboard"),
+    "replay": ("companion.replay", "replay a game record and print the board"),
+    "web": ("web.cli", "serve the scoreboard and referee pages for a stored game record"),
+    "eval": ("vision.evaluate", "measure the card recogniser on a labelled image folder"),
+    "hardware-test": ("hardware.selftest", "walk every LED, sweep the servo, wait for each button"),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in argv if a in SUBCOMMANDS), None)
+    parser = argparse.ArgumentParser(prog="companion", description="Table Companion: a referee for Michigan Rummy, Bonanza and Tripoley.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG instead of INFO")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            importlib.import_module(module_name).add_arguments(sp)
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    module = importlib.import_module(SUBCOMMANDS[args.command][0])
+    return int(module.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
