@@ -1,0 +1,460 @@
+"""Durable, ordered storage for game-record events.
+
+Every event the table accepts is written to disk, and forced past the
+operating system's cache, *before* it is acknowledged: a power cut at the card
+table may lose the event being written, never one the players were told about.
+The store knows nothing of the rules; it keeps RECORD.md events (plain
+JSON-able dicts with a ``"type"``) in the order they came.
+
+Two backends behind one interface, chosen by the file's suffix:
+
+* :class:`SqliteStore` (``.sqlite``, ``.db``): one table in WAL mode with
+  ``synchronous=FULL``, one transaction per event. Safe for several threads.
+* :class:`JsonlStore` (``.jsonl``, ``.json``, ``.txt``): the game record file
+  of RECORD.md itself, one line per event, ``fsync`` after each line. A last
+  line torn by a power cut is dropped, with a warning, when the file is opened.
+
+>>> import pathlib, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> with open_store(pathlib.Path(folder) / "tonight.jsonl") as store:
+...     store.append({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+...     store.append({"type": "deal", "dealer": "Ann"})
+1
+2
+>>> with open_store(pathlib.Path(folder) / "tonight.jsonl") as store:
+...     [event["type"] for event in store.events()]
+['game', 'deal']
+>>> open_store(pathlib.Path(folder) / "tonight.csv")
+Traceback (most recent call last):
+...
+companion.store.StoreError: cannot tell the store kind from 'tonight.csv': use .sqlite or .db (SQLite), .jsonl, .json or .txt (JSON Lines)
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import math
+import os
+import sqlite3
+import tempfile
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Iterable, Protocol, runtime_checkable
+
+__all__ = [
+    "EventStore",
+    "JsonlStore",
+    "SqliteStore",
+    "StoreError",
+    "export_jsonl",
+    "import_jsonl",
+    "open_store",
+]
+
+log = logging.getLogger(__name__)
+
+SQLITE_SUFFIXES = frozenset({".sqlite", ".db"})
+JSONL_SUFFIXES = frozenset({".jsonl", ".json", ".txt"})
+_SQLITE_COLUMNS = ["seq", "event", "at"]
+_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
+
+
+class StoreError(ValueError):
+    """Raised for an event, file or database the store cannot accept; nothing was changed."""
+
+
+def canonical_json(event: Any) -> str:
+    """One event as the single line the store writes: compact, ``"type"`` first, other keys sorted.
+
+    A fixed form makes files diffable and lets a test compare stored bytes.
+    Raises :class:`StoreError` for anything that is not a JSON object with a
+    ``"type"`` string, or that JSON cannot hold exactly (NaN, sets, objects).
+
+    >>> canonical_json({"player": "Ann", "type": "bet", "chips": 2})
+    '{"type":"bet","chips":2,"player":"Ann"}'
+    >>> canonical_json({"type": "bet", "chips": float("nan")})
+    Traceback (most recent call last):
+    ...
+    companion.store.StoreError: event cannot be stored as JSON: Out of range float values are not JSON compliant
+    """
+    if not isinstance(event, dict):
+        raise StoreError(f"an event must be a JSON object (dict), not {type(event).__name__}")
+    kind = event.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise StoreError(f'an event needs a "type" string, got {kind!r}')
+    ordered = {"type": kind, **{k: event[k] for k in sorted(event, key=str) if k != "type"}}
+    try:
+        text = json.dumps(ordered, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text.encode("utf-8")
+        # Characters that str.splitlines() breaks on stay escaped, so every reader sees one event per line.
+        text = text.translate(_LINE_BREAKS)
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        raise StoreError(f"event cannot be stored as JSON: {exc}") from None
+    return text
+
+
+def _parse_event(text: str, where: str) -> dict[str, Any]:
+    """Reads one stored or imported line back, insisting on an object with a ``"type"`` string."""
+    try:
+        event = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"{where} is not JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(event, dict):
+        raise StoreError(f"{where} is not a JSON object")
+    if not isinstance(event.get("type"), str) or not event["type"]:
+        raise StoreError(f'{where} has no "type" string')
+    return event
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Makes a file's creation or rename itself durable (the entry lives in the folder)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """What the table needs from storage: append durably, read back in order, replace on import."""
+
+    path: Path
+
+    def append(self, event: dict[str, Any]) -> int:
+        """Stores one event durably, then returns its 1-based sequence number."""
+        ...
+
+    def events(self) -> list[dict[str, Any]]:
+        """All stored events, oldest first (fresh dicts; changing them changes nothing stored)."""
+        ...
+
+    def __len__(self) -> int: ...
+
+    def replace(self, events: Iterable[dict[str, Any]]) -> None:
+        """Replaces the whole game at once (an import): all events or, on any error, none."""
+        ...
+
+    def close(self) -> None:
+        """Releases the file; further use raises :class:`StoreError`. Closing twice is harmless."""
+        ...
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+class SqliteStore(EventStore):
+    """Events in one SQLite table, ``events(seq INTEGER PRIMARY KEY, event TEXT, at TEXT)``.
+
+    WAL with ``synchronous=FULL`` makes each committed event survive a power
+    cut; one connection behind a lock serves the camera loop, the web server
+    and the button threads alike. ``at`` is the UTC time the event was stored.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {self.path} as SQLite: {exc}") from None
+        try:
+            self._check_schema(conn)
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode != "wal":
+                log.warning("%s: SQLite refused WAL (journal_mode=%s); events stay durable but writes are slower", self.path, mode)
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS events ("
+                "seq INTEGER PRIMARY KEY, event TEXT NOT NULL, at TEXT NOT NULL)"
+            )
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreError(f"{self.path} is not a usable SQLite database: {exc}") from None
+        except StoreError:
+            conn.close()
+            raise
+        self._conn: sqlite3.Connection | None = conn
+
+    def _check_schema(self, conn: sqlite3.Connection) -> None:
+        """Refuses a database that is not ours before anything is written to it."""
+        try:
+            tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not an SQLite database ({exc}); it was left untouched") from None
+        if not tables:
+            return
+        if "events" not in tables:
+            raise StoreError(
+                f"{self.path} is an SQLite database without an events table "
+                f"(has: {', '.join(sorted(tables))}); it was left untouched"
+            )
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
+        if columns != _SQLITE_COLUMNS:
+            raise StoreError(
+                f"{self.path}: the events table has columns {columns}, expected {_SQLITE_COLUMNS}; it was left untouched"
+            )
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"{self.path}: the store is closed")
+        return self._conn
+
+    @staticmethod
+    def _now() -> str:
+        return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+    def append(self, event: dict[str, Any]) -> int:
+        text = canonical_json(event)
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0]
+                conn.execute("INSERT INTO events (seq, event, at) VALUES (?, ?, ?)", (seq, text, self._now()))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return int(seq)
+
+    def events(self) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._connection().execute("SELECT seq, event FROM events ORDER BY seq").fetchall()
+        return [_parse_event(text, f"{self.path}: event {seq}") for seq, text in rows]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._connection().execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+    def replace(self, events: Iterable[dict[str, Any]]) -> None:
+        texts = [canonical_json(event) for event in events]
+        with self._lock:
+            conn = self._connection()
+            at = self._now()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("DELETE FROM events")
+                conn.executemany(
+                    "INSERT INTO events (seq, event, at) VALUES (?, ?, ?)",
+                    ((seq, text, at) for seq, text in enumerate(texts, start=1)),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"
+
+
+class JsonlStore(EventStore):
+    """A RECORD.md game record file, appended one ``fsync``-ed line per event.
+
+    The file stays a valid game record at every moment, so ``companion replay``
+    and a text editor can read it directly. A last line without its newline is
+    either a whole event whose newline was lost (kept, newline added) or a
+    write torn by a power cut (cut off, with a warning naming the bytes); it is
+    never merged with the next event. A bad line anywhere else means the file
+    is not a record this store wrote, and opening it fails.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        created = not self.path.exists()
+        try:
+            handle = open(self.path, "a+b")  # noqa: SIM115 - held open for the store's life
+        except OSError as exc:
+            raise StoreError(f"cannot open {self.path}: {exc}") from None
+        try:
+            self._lines = self._load(handle)
+        except BaseException:
+            handle.close()
+            raise
+        if created:
+            _fsync_dir(self.path.parent)
+        self._file: IO[bytes] | None = handle
+        self._size = handle.seek(0, io.SEEK_END)
+
+    def _load(self, handle: IO[bytes]) -> list[str]:
+        """Reads the events already in the file, repairing only a torn last line."""
+        handle.seek(0)
+        data = handle.read()
+        body, newline, tail = data.rpartition(b"\n")
+        if not newline:
+            body, tail = b"", data
+        lines: list[str] = []
+        for number, raw in enumerate(body.split(b"\n") if newline else [], start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise StoreError(f"{self.path}: line {number} is not UTF-8 text") from None
+            if text.strip():
+                _parse_event(text, f"{self.path}: line {number}")
+                lines.append(text)
+        if tail.strip():
+            number = data.count(b"\n") + 1
+            try:
+                text = tail.decode("utf-8")
+                _parse_event(text, "last line")
+            except (UnicodeDecodeError, StoreError):
+                log.warning(
+                    "%s: line %d was cut off mid-write (%d bytes: %r); dropping it",
+                    self.path, number, len(tail), tail[:80],
+                )
+                handle.truncate(len(data) - len(tail))
+            else:
+                log.info("%s: line %d had no final newline; adding it", self.path, number)
+                handle.write(b"\n")
+                lines.append(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return lines
+
+    def _handle(self) -> IO[bytes]:
+        if self._file is None:
+            raise StoreError(f"{self.path}: the store is closed")
+        return self._file
+
+    def append(self, event: dict[str, Any]) -> int:
+        text = canonical_json(event)
+        line = (text + "\n").encode("utf-8")
+        with self._lock:
+            handle = self._handle()
+            try:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError:
+                # A half-written line (disk full, I/O error) must not join the next event.
+                handle.truncate(self._size)
+                raise
+            self._size += len(line)
+            self._lines.append(text)
+            return len(self._lines)
+
+    def events(self) -> list[dict[str, Any]]:
+        with self._lock:
+            self._handle()
+            lines = list(self._lines)
+        return [json.loads(text) for text in lines]
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._handle()
+            return len(self._lines)
+
+    def replace(self, events: Iterable[dict[str, Any]]) -> None:
+        texts = [canonical_json(event) for event in events]
+        with self._lock:
+            old = self._handle()
+            data = "".join(text + "\n" for text in texts).encode("utf-8")
+            fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.replace(temp, self.path)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+            _fsync_dir(self.path.parent)
+            old.close()
+            self._file = open(self.path, "ab")  # noqa: SIM115
+            self._size = len(data)
+            self._lines = texts
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def __repr__(self) -> str:
+        return f"JsonlStore({str(self.path)!r})"
+
+
+def open_store(path: str | os.PathLike[str]) -> EventStore:
+    """Opens (creating if needed, with its folders) the store the suffix names."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in SQLITE_SUFFIXES:
+        return SqliteStore(p)
+    if suffix in JSONL_SUFFIXES:
+        return JsonlStore(p)
+    raise StoreError(
+        f"cannot tell the store kind from {p.name!r}: use .sqlite or .db (SQLite), .jsonl, .json or .txt (JSON Lines)"
+    )
+
+
+def export_jsonl(store: EventStore, file: str | os.PathLike[str] | IO[str]) -> int:
+    """Writes the store's events as a game record (to a path, atomically, or to an open text file).
+
+    Returns the number of events written.
+    """
+    lines = [canonical_json(event) + "\n" for event in store.events()]
+    if not isinstance(file, (str, os.PathLike)):
+        file.writelines(lines)
+        return len(lines)
+    target = Path(file)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.writelines(lines)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return len(lines)
+
+
+def import_jsonl(file: str | os.PathLike[str] | IO[str]) -> list[dict[str, Any]]:
+    """Reads a game record for :meth:`EventStore.replace`, checking every line first.
+
+    Blank lines are skipped (line numbers still count them, as in RECORD.md);
+    any other line must be a JSON object with a ``"type"`` string, else
+    :class:`StoreError` names the line. Whether the events make a legal game
+    is the referee's business, not the store's.
+
+    >>> import io
+    >>> import_jsonl(io.StringIO('{"type":"game"}\\n\\n{"type":"deal","dealer":"Ann"}\\n'))
+    [{'type': 'game'}, {'type': 'deal', 'dealer': 'Ann'}]
+    >>> import_jsonl(io.StringIO('{"type":"game"}\\n[1, 2]\\n'))
+    Traceback (most recent call last):
+    ...
+    companion.store.StoreError: line 2 is not a JSON object
+    """
+    if isinstance(file, (str, os.PathLike)):
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise StoreError(f"{file} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {file}: {exc.strerror}") from None
+    else:
+        text = file.read()
+    events = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            events.append(_parse_event(line, f"line {number}"))
+    return events
