@@ -1,0 +1,345 @@
+"""The event store: round trips, durability under SIGKILL, torn lines, corrupt files, threads."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.store import (
+    EventStore,
+    JsonlStore,
+    SqliteStore,
+    StoreError,
+    canonical_json,
+    export_jsonl,
+    import_jsonl,
+    open_store,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+SUFFIXES = [".sqlite", ".jsonl"]
+
+GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
+HAND = [
+    GAME,
+    {"type": "deal", "dealer": "Ann"},
+    {"type": "widow", "action": "keep"},
+    {"type": "bet", "player": "Ann", "chips": 2},
+    {"type": "show", "player": "Ann", "cards": ["9S", "9H", "4C", "4D", "KS"]},
+    {"type": "next"},
+    {"type": "play", "player": "Ann", "card": "5H"},
+    {"type": "undo"},
+]
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+events_strategy = st.builds(
+    lambda kind, fields: {**fields, "type": kind},
+    st.text(min_size=1, max_size=10),
+    st.dictionaries(st.text(max_size=8), json_values, max_size=5),
+)
+
+
+@pytest.fixture(params=SUFFIXES)
+def store_path(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    return tmp_path / "games" / f"tonight{request.param}"
+
+
+def test_open_store_picks_the_backend_by_suffix(tmp_path: Path) -> None:
+    for name, kind in [("a.sqlite", SqliteStore), ("b.db", SqliteStore), ("c.jsonl", JsonlStore),
+                       ("d.json", JsonlStore), ("e.TXT", JsonlStore)]:
+        with open_store(tmp_path / "deep" / "folder" / name) as store:
+            assert type(store) is kind
+            assert isinstance(store, EventStore)
+            assert store.path == tmp_path / "deep" / "folder" / name
+    with pytest.raises(StoreError, match="suffix|kind"):
+        open_store(tmp_path / "game.csv")
+
+
+def test_round_trip_survives_reopening(store_path: Path) -> None:
+    with open_store(store_path) as store:
+        assert len(store) == 0 and store.events() == []
+        assert [store.append(e) for e in HAND] == list(range(1, len(HAND) + 1))
+        assert store.events() == HAND
+    with open_store(store_path) as store:
+        assert len(store) == len(HAND)
+        assert store.events() == HAND
+        assert store.append({"type": "pass", "player": "Bob"}) == len(HAND) + 1
+
+
+def test_events_are_copies(store_path: Path) -> None:
+    with open_store(store_path) as store:
+        store.append({"type": "show", "player": "Ann", "cards": ["AS"]})
+        store.events()[0]["cards"].append("KS")
+        assert store.events() == [{"type": "show", "player": "Ann", "cards": ["AS"]}]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(events=st.lists(events_strategy, max_size=6))
+def test_any_json_event_round_trips(tmp_path: Path, events: list[dict]) -> None:
+    for suffix in SUFFIXES:
+        path = tmp_path / f"h{suffix}"
+        path.unlink(missing_ok=True)
+        with open_store(path) as store:
+            store.replace([])
+            for e in events:
+                store.append(e)
+        with open_store(path) as store:
+            assert store.events() == events
+            out = io.StringIO()
+            assert export_jsonl(store, out) == len(events)
+            assert import_jsonl(io.StringIO(out.getvalue())) == events
+
+
+def test_jsonl_file_is_a_game_record(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    with open_store(path) as store:
+        for e in HAND[:2]:
+            store.append(e)
+        store.append({"type": "note", "text": "line\u2028break\x85here"})
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert lines[0] == '{"type":"game","chips":100,"players":["Ann","Bob","Cy"],"variant":"michigan-1939"}'
+    assert lines[1] == '{"type":"deal","dealer":"Ann"}'
+    assert lines[3] == "" and len(path.read_text(encoding="utf-8").splitlines()) == 3
+
+
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        (["deal"], "JSON object"),
+        ({"dealer": "Ann"}, '"type"'),
+        ({"type": ""}, '"type"'),
+        ({"type": 3}, '"type"'),
+        ({"type": "bet", "chips": float("inf")}, "JSON"),
+        ({"type": "bet", "chips": {1, 2}}, "JSON"),
+        ({"type": "note", "text": "\ud800"}, "JSON"),
+    ],
+)
+def test_bad_events_are_refused_and_change_nothing(store_path: Path, bad: object, reason: str) -> None:
+    with open_store(store_path) as store:
+        store.append(GAME)
+        with pytest.raises(StoreError, match=reason):
+            store.append(bad)  # type: ignore[arg-type]
+        with pytest.raises(StoreError, match=reason):
+            store.replace([GAME, bad])  # type: ignore[list-item]
+        assert store.events() == [GAME]
+    with open_store(store_path) as store:
+        assert store.events() == [GAME]
+
+
+def test_replace_swaps_the_whole_game(store_path: Path) -> None:
+    with open_store(store_path) as store:
+        for e in HAND:
+            store.append(e)
+        store.replace(HAND[:2])
+        assert store.events() == HAND[:2] and len(store) == 2
+        assert store.append({"type": "next"}) == 3
+    with open_store(store_path) as store:
+        assert store.events() == [*HAND[:2], {"type": "next"}]
+    assert [p.name for p in store_path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_closed_store_refuses_use(store_path: Path) -> None:
+    store = open_store(store_path)
+    store.close()
+    store.close()
+    for use in (lambda: store.append(GAME), store.events, lambda: len(store), lambda: store.replace([])):
+        with pytest.raises(StoreError, match="closed"):
+            use()
+
+
+def test_concurrent_appends_keep_order_and_count(store_path: Path) -> None:
+    threads, per_thread = 4, 25
+    acked: dict[int, dict] = {}
+    lock = threading.Lock()
+    with open_store(store_path) as store:
+
+        def writer(t: int) -> None:
+            for i in range(per_thread):
+                event = {"type": "bet", "player": f"T{t}", "chips": i + 1}
+                seq = store.append(event)
+                with lock:
+                    acked[seq] = event
+
+        workers = [threading.Thread(target=writer, args=(t,)) for t in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        stored = store.events()
+    assert sorted(acked) == list(range(1, threads * per_thread + 1))
+    assert stored == [acked[seq] for seq in sorted(acked)]
+    for t in range(threads):  # each thread's own events stay in its order
+        assert [e["chips"] for e in stored if e["player"] == f"T{t}"] == list(range(1, per_thread + 1))
+    with open_store(store_path) as store:
+        assert store.events() == stored
+
+
+WRITER = """
+import sys
+from companion.store import open_store
+with open_store(sys.argv[1]) as store:
+    n = len(store)
+    while True:
+        n += 1
+        seq = store.append({"type": "bet", "player": "Ann", "chips": n})
+        print(seq, flush=True)
+"""
+
+
+@pytest.mark.parametrize("suffix", SUFFIXES)
+def test_sigkill_loses_no_acknowledged_event(tmp_path: Path, suffix: str) -> None:
+    """A writer killed at a random moment keeps every event it acknowledged, plus at most the one in flight."""
+    path = tmp_path / f"killed{suffix}"
+    rng = random.Random(20261129)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for _ in range(4):
+        child = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True, env=env)
+        assert child.stdout is not None
+        first = child.stdout.readline()  # the writer is appending now
+        assert first.strip().isdigit(), first
+        time.sleep(rng.uniform(0.0, 0.15))
+        child.send_signal(signal.SIGKILL)
+        rest = child.stdout.read()
+        child.wait()
+        assert child.returncode == -signal.SIGKILL
+        acked = [int(line) for line in (first + rest).split()]
+        assert acked == list(range(acked[0], acked[-1] + 1))
+        with open_store(path) as store:
+            stored = store.events()
+        assert len(stored) in (acked[-1], acked[-1] + 1)
+        assert stored == [{"type": "bet", "player": "Ann", "chips": n} for n in range(1, len(stored) + 1)]
+
+
+def test_torn_last_line_is_dropped_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "torn.jsonl"
+    whole = canonical_json(HAND[1])
+    path.write_bytes((canonical_json(GAME) + "\n" + whole[:-7]).encode())
+    with caplog.at_level(logging.WARNING, logger="companion.store"):
+        store = JsonlStore(path)
+    with store:
+        assert "line 2" in caplog.text and "cut off" in caplog.text
+        assert store.events() == [GAME]
+        assert store.append(HAND[2]) == 2  # starts on a line of its own, never merged
+    assert path.read_text().split("\n") == [canonical_json(GAME), canonical_json(HAND[2]), ""]
+
+
+def test_torn_multibyte_character_is_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "torn.jsonl"
+    path.write_bytes(canonical_json(GAME).encode() + b"\n" + '{"type":"note","text":"é'.encode()[:-1])
+    with JsonlStore(path) as store:
+        assert store.events() == [GAME]
+
+
+def test_complete_last_line_without_newline_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "edited.jsonl"
+    path.write_text('{"type": "game", "chips": 5}\n\n{"type": "deal", "dealer": "Ann"}')
+    with JsonlStore(path) as store:
+        assert store.events() == [{"type": "game", "chips": 5}, {"type": "deal", "dealer": "Ann"}]
+        assert store.append({"type": "next"}) == 3
+    assert import_jsonl(path)[-1] == {"type": "next"}
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"type":"game"}\nnot json\n{"type":"deal"}\n', "line 2 is not JSON"),
+        ('{"type":"game"}\n[1]\n', "line 2 is not a JSON object"),
+        ('{"type":"game"}\n{"dealer":"Ann"}\n', 'line 2 has no "type"'),
+    ],
+)
+def test_corrupt_jsonl_is_refused_and_left_alone(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    with pytest.raises(StoreError, match=message):
+        JsonlStore(path)
+    assert path.read_text() == content
+
+
+def test_non_sqlite_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "game.db"
+    content = b'{"type":"game"}\n' * 100
+    path.write_bytes(content)
+    with pytest.raises(StoreError, match="not an SQLite database"):
+        open_store(path)
+    assert path.read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.db"]
+
+
+@pytest.mark.parametrize(
+    "schema, message",
+    [
+        ("CREATE TABLE scores (name TEXT, points INTEGER)", "without an events table"),
+        ("CREATE TABLE events (id INTEGER PRIMARY KEY, body TEXT)", "columns"),
+    ],
+)
+def test_wrong_schema_is_refused_and_left_alone(tmp_path: Path, schema: str, message: str) -> None:
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute(schema)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=message):
+        open_store(path)
+    assert path.read_bytes() == before
+
+
+def test_sqlite_uses_wal_and_records_utc_time(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    with open_store(path) as store:
+        store.append(GAME)
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            seq, text, at = conn.execute("SELECT seq, event, at FROM events").fetchone()
+    assert (seq, json.loads(text)) == (1, GAME)
+    assert at.endswith("+00:00")
+
+
+def test_export_import_through_files(store_path: Path, tmp_path: Path) -> None:
+    with open_store(store_path) as store:
+        for e in HAND:
+            store.append(e)
+        assert export_jsonl(store, tmp_path / "out" / "record.jsonl") == len(HAND)
+    assert import_jsonl(tmp_path / "out" / "record.jsonl") == HAND
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"type":"game"}\n\n{"type":"deal"\n', "line 3 is not JSON"),
+        ('{"type":"game"}\n"deal"\n', "line 2 is not a JSON object"),
+        ('{"type":"game"}\n{"type":null}\n', 'line 2 has no "type"'),
+    ],
+)
+def test_import_names_the_bad_line_and_changes_nothing(store_path: Path, tmp_path: Path, content: str, message: str) -> None:
+    record = tmp_path / "import.jsonl"
+    record.write_text(content)
+    with open_store(store_path) as store:
+        store.append(GAME)
+        with pytest.raises(StoreError, match=message):
+            store.replace(import_jsonl(record))
+        assert store.events() == [GAME]
+
+
+def test_import_of_unreadable_file_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="cannot read"):
+        import_jsonl(tmp_path / "missing.jsonl")
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"type":"note","text":"\xe9"}\n')
+    with pytest.raises(StoreError, match="not UTF-8"):
+        import_jsonl(tmp_path / "latin1.jsonl")
