@@ -1,0 +1,530 @@
+"""From per-frame detections to table events: "QS now lies in Bob's zone".
+
+The recogniser looks at one frame at a time and is sometimes wrong for a
+frame: a card misread, a card hidden by a passing hand, a card half slid in.
+The tracker turns that flicker into the few events a referee wants:
+
+- :class:`CardSeen` once a card has lain still, read steadily, for a few frames;
+- :class:`CardRemoved` once a card has been gone for many frames (a hand over
+  the table hides cards for a moment; that is not a removal);
+
+and never the same card twice while it lies there. A card put down over most
+of another one is reported ``on_top_of`` it (a pile); the card underneath is
+then *covered*: not expected to be seen, not removed.
+
+>>> import numpy as np
+>>> from vision.detection import Detection
+>>> def card(code, x, y, conf=0.95):
+...     outline = np.array([[x, y], [x + 60, y], [x + 60, y + 90], [x, y + 90]], np.float32)
+...     return Detection(code, conf, outline)
+>>> tracker = Tracker(confirm_frames=3, remove_frames=5)
+>>> [tracker.update([card("QS", 100, 100)]) for _ in range(2)]
+[[], []]
+>>> [e.code for e in tracker.update([card("QS", 100, 100)])]
+['QS']
+>>> [tracker.update([]) for _ in range(4)]  # a hand passes over: nothing happens
+[[], [], [], []]
+>>> tracker.update([card("QS", 100, 100)])  # still there, not reported again
+[]
+>>> for _ in range(4): _ = tracker.update([])
+>>> tracker.update([])
+[CardRemoved(code='QS', seat=None, frame_index=12)]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator, Sequence
+
+import cv2
+import numpy as np
+
+from vision.detection import Detection
+from vision.zones import CENTRE, AnchoredZones, ZoneMap
+
+Outline = tuple[tuple[float, float], ...]
+
+
+@dataclass(frozen=True)
+class CardSeen:
+    """A card now lies on the table in ``seat``'s zone (``None``: outside every zone).
+
+    ``uncertain`` reads carry the best ``candidates`` (code, probability) for
+    the referee to choose from; :meth:`confirmed` makes the settled event.
+    ``on_top_of`` names the card this one was put on (now covered), if any.
+    """
+
+    code: str
+    seat: str | None
+    outline: Outline
+    confidence: float
+    uncertain: bool
+    candidates: tuple[tuple[str, float], ...]
+    on_top_of: str | None
+    frame_index: int
+
+    def confirmed(self, code: str | None = None) -> CardSeen:
+        """The same sighting after a person confirmed (or corrected) the code."""
+        return dataclasses.replace(self, code=self.code if code is None else code, uncertain=False, confidence=1.0)
+
+
+@dataclass(frozen=True)
+class CardRemoved:
+    """A card that lay in ``seat``'s zone is gone (picked up, or slid elsewhere)."""
+
+    code: str
+    seat: str | None
+    frame_index: int
+
+
+Event = CardSeen | CardRemoved
+
+
+def _hull(outline: np.ndarray) -> np.ndarray:
+    return cv2.convexHull(np.asarray(outline, dtype=np.float32).reshape(-1, 1, 2))
+
+
+def _area(outline: np.ndarray) -> float:
+    return float(cv2.contourArea(_hull(outline)))
+
+
+def _intersection(a: np.ndarray, b: np.ndarray) -> float:
+    area, _ = cv2.intersectConvexConvex(_hull(a), _hull(b))
+    return max(float(area), 0.0)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter = _intersection(a, b)
+    union = _area(a) + _area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _centre(outline: np.ndarray) -> np.ndarray:
+    return np.asarray(outline, dtype=np.float64).reshape(-1, 2).mean(axis=0)
+
+
+@dataclass
+class _Vote:
+    frame: int
+    code: str
+    probs: dict[str, float]
+    outline: np.ndarray
+
+
+@dataclass
+class _Track:
+    """One physical card, followed by place; its code is decided by votes."""
+
+    id: int
+    outline: np.ndarray
+    votes: deque[_Vote]
+    last_seen: int
+    state: str = "candidate"  # candidate | present | covered
+    code: str | None = None  # the reported code, once present
+    seat: str | None = None
+    covered_by: int | None = None
+    other_seat_hits: int = 0
+    seen_now: bool = False
+
+    def hit_frames(self) -> list[int]:
+        return [v.frame for v in self.votes]
+
+    def scores(self) -> list[tuple[str, float]]:
+        """Average probability per code over the remembered votes, best first."""
+        total: dict[str, float] = {}
+        for v in self.votes:
+            for code, p in v.probs.items():
+                total[code] = total.get(code, 0.0) + p
+        n = max(len(self.votes), 1)
+        return sorted(((c, s / n) for c, s in total.items()), key=lambda cs: (-cs[1], cs[0]))
+
+    def lead(self) -> str:
+        return self.scores()[0][0]
+
+
+class Tracker:
+    """Follows the cards on the table from frame to frame and reports changes.
+
+    Options (keyword-only): a card is reported once it has been read in
+    ``confirm_frames`` of the last ``window`` frames (so one missed frame
+    does not reset it) and lain still meanwhile (within ``still_fraction`` of
+    its size); it is removed after ``remove_frames`` frames without a
+    sighting. Reads below ``min_confidence`` are ignored as noise; a card
+    whose averaged read stays below ``certain_confidence`` is reported
+    ``uncertain``. Detections match a known card when their outlines overlap
+    by ``match_iou``; a new card covering ``pile_overlap`` of an older one is
+    ``on_top_of`` it.
+
+    ``known_cards`` are codes already on the table (after a restart): when
+    seen they are recorded as present without being reported. :meth:`prime`
+    does the same from one frame's detections.
+    """
+
+    def __init__(
+        self,
+        zone_map: ZoneMap | None = None,
+        *,
+        confirm_frames: int = 3,
+        window: int = 5,
+        remove_frames: int = 15,
+        min_confidence: float = 0.2,
+        certain_confidence: float = 0.7,
+        match_iou: float = 0.3,
+        pile_overlap: float = 0.5,
+        still_fraction: float = 0.1,
+        vote_memory: int = 15,
+        known_cards: Iterable[str] = (),
+    ) -> None:
+        if confirm_frames < 1 or window < confirm_frames:
+            raise ValueError(f"need 1 <= confirm_frames <= window, got {confirm_frames} and {window}")
+        if remove_frames < 1:
+            raise ValueError(f"remove_frames must be at least 1, got {remove_frames}")
+        for name, value in (("min_confidence", min_confidence), ("certain_confidence", certain_confidence),
+                            ("match_iou", match_iou), ("pile_overlap", pile_overlap)):
+            if not 0 <= value <= 1:
+                raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
+        self.zone_map = zone_map
+        self.confirm_frames = confirm_frames
+        self.window = window
+        self.remove_frames = remove_frames
+        self.min_confidence = min_confidence
+        self.certain_confidence = certain_confidence
+        self.match_iou = match_iou
+        self.pile_overlap = pile_overlap
+        self.still_fraction = still_fraction
+        self.vote_memory = max(vote_memory, confirm_frames)
+        self.known_cards = {str(c) for c in known_cards}
+        self.frame_index = -1
+        self._tracks: dict[int, _Track] = {}
+        self._ids = itertools.count()
+
+    # -- what lies on the table ------------------------------------------------
+
+    @property
+    def present(self) -> dict[str, str | None]:
+        """Every card the tracker believes lies on the table (covered ones included): code -> seat."""
+        return {t.code: t.seat for t in self._tracks.values() if t.code is not None and t.state != "candidate"}
+
+    @property
+    def outside(self) -> list[str]:
+        """Cards lying outside every zone (the game ignores them; the calibration view shows them)."""
+        return sorted(t.code for t in self._tracks.values() if t.state == "present" and t.seat is None and t.code)
+
+    # -- feeding frames --------------------------------------------------------
+
+    def prime(self, detections: Sequence[Detection], *, zone_map: ZoneMap | None = None) -> None:
+        """Record the cards in one frame as already present, without reporting them (after a restart)."""
+        zones = zone_map if zone_map is not None else self.zone_map
+        self.frame_index += 1
+        for d in detections:
+            if d.confidence < self.min_confidence or d.code in self.present:
+                continue
+            t = self._new_track(d)
+            t.state, t.code = "present", d.code
+            t.seat = zones.assign(d) if zones is not None else None
+
+    def update(self, detections: Sequence[Detection], *, zone_map: ZoneMap | None = None,
+               frame_index: int | None = None) -> list[Event]:
+        """Take one frame's detections; return the events it completes, in order."""
+        if zone_map is not None:
+            self.zone_map = zone_map
+        self.frame_index = self.frame_index + 1 if frame_index is None else int(frame_index)
+        events: list[Event] = []
+        for t in self._tracks.values():
+            t.seen_now = False
+        self._match([d for d in detections if d.confidence >= self.min_confidence])
+        self._split_swapped()
+        self._promote(events)
+        self._follow_moves(events)
+        self._expire(events)
+        return events
+
+    # -- the steps of one frame --------------------------------------------------
+
+    def _new_track(self, d: Detection) -> _Track:
+        t = _Track(id=next(self._ids), outline=np.asarray(d.outline, np.float32).reshape(4, 2),
+                   votes=deque(maxlen=self.vote_memory), last_seen=self.frame_index)
+        self._vote(t, d)
+        self._tracks[t.id] = t
+        return t
+
+    def _vote(self, t: _Track, d: Detection) -> None:
+        probs = {d.code: float(d.confidence)}
+        for code, p in d.alternatives:
+            probs.setdefault(code, float(p))
+        outline = np.asarray(d.outline, np.float32).reshape(4, 2)
+        t.votes.append(_Vote(self.frame_index, d.code, probs, outline))
+        t.outline = outline
+        t.last_seen = self.frame_index
+        t.seen_now = True
+        if t.state == "covered":
+            t.state, t.covered_by = "present", None  # the card on top was lifted off: it shows again
+
+    def _match(self, detections: list[Detection]) -> None:
+        """Pair detections with tracks: same code first, then uncovered, then most overlap."""
+        pairs = []
+        for di, d in enumerate(detections):
+            outline = np.asarray(d.outline, np.float32).reshape(4, 2)
+            for t in self._tracks.values():
+                iou = _iou(outline, t.outline)
+                if iou >= self.match_iou:
+                    same = d.code == (t.code or t.lead())
+                    pairs.append((same, t.state != "covered", iou, di, t.id))
+        pairs.sort(key=lambda p: (p[0], p[1], p[2]), reverse=True)
+        used_d: set[int] = set()
+        used_t: set[int] = set()
+        for _, _, _, di, tid in pairs:
+            if di in used_d or tid in used_t:
+                continue
+            used_d.add(di)
+            used_t.add(tid)
+            self._vote(self._tracks[tid], detections[di])
+        for di, d in enumerate(detections):
+            if di not in used_d:
+                self._new_track(d)
+
+    def _split_swapped(self) -> None:
+        """A lying card whose place now reads steadily as another code has had a card put on it."""
+        n = self.confirm_frames
+        for t in list(self._tracks.values()):
+            if t.state != "present" or len(t.votes) <= n:
+                continue
+            recent = list(t.votes)[-n:]
+            codes = {v.code for v in recent}
+            if len(codes) != 1 or t.code in codes:
+                continue
+            new = _Track(id=next(self._ids), outline=recent[-1].outline, votes=deque(recent, maxlen=self.vote_memory),
+                         last_seen=self.frame_index, seen_now=True)
+            self._tracks[new.id] = new
+            own = [v for v in list(t.votes)[:-n]]
+            t.votes = deque(own, maxlen=self.vote_memory)
+            mine = [v for v in own if v.code == t.code]
+            t.last_seen = mine[-1].frame if mine else t.last_seen - n
+            t.outline = mine[-1].outline if mine else t.outline
+            t.seen_now = False
+
+    def _still(self, t: _Track) -> bool:
+        recent = list(t.votes)[-self.confirm_frames:]
+        centres = np.array([_centre(v.outline) for v in recent])
+        size = float(np.linalg.norm(t.outline[2] - t.outline[0])) or 1.0
+        return float(np.linalg.norm(centres - centres.mean(axis=0), axis=1).max()) <= self.still_fraction * size
+
+    def _seat_of(self, outline: np.ndarray) -> str | None:
+        if self.zone_map is None:
+            return None
+        c = _centre(outline)
+        return self.zone_map.zone_at((float(c[0]), float(c[1])))
+
+    def _promote(self, events: list[Event]) -> None:
+        for t in sorted(self._tracks.values(), key=lambda t: t.id):
+            if t.state != "candidate" or t.id not in self._tracks:
+                continue
+            hits = [f for f in t.hit_frames() if f > self.frame_index - self.window]
+            if len(hits) < self.confirm_frames or not self._still(t):
+                continue
+            code = t.lead()
+            twin = next((o for o in self._tracks.values() if o is not t and o.code == code and o.state != "candidate"), None)
+            seat = self._seat_of(t.outline)
+            if twin is not None:
+                if self.frame_index - twin.last_seen < self.confirm_frames:
+                    continue  # the same code lies elsewhere and is still in view: a misread, wait for more votes
+                # The card was picked up and put down elsewhere: follow it.
+                del self._tracks[twin.id]
+                self._release(twin.id)
+                t.state, t.code, t.seat = "present", code, seat
+                if twin.seat != seat:
+                    events.append(CardRemoved(code, twin.seat, self.frame_index))
+                    events.append(self._seen(t, None))
+                continue
+            under = self._covered_card(t)
+            t.state, t.code, t.seat = "present", code, seat
+            if under is not None:
+                under.state, under.covered_by = "covered", t.id
+            if code in self.known_cards:
+                self.known_cards.discard(code)
+                continue
+            events.append(self._seen(t, under.code if under is not None else None))
+
+    def _covered_card(self, t: _Track) -> _Track | None:
+        """The lying card ``t`` was put on: mostly under it and not seen since."""
+        best, best_share = None, self.pile_overlap
+        for o in self._tracks.values():
+            if o is t or o.state != "present" or o.seen_now:
+                continue
+            area = _area(o.outline)
+            share = _intersection(t.outline, o.outline) / area if area > 0 else 0.0
+            if share >= best_share:
+                best, best_share = o, share
+        return best
+
+    def _seen(self, t: _Track, on_top_of: str | None) -> CardSeen:
+        scores = t.scores()
+        confidence = dict(scores).get(t.code or "", 0.0)
+        outline = tuple((float(x), float(y)) for x, y in t.outline)
+        return CardSeen(
+            code=t.code or "", seat=t.seat, outline=outline, confidence=round(confidence, 4),
+            uncertain=confidence < self.certain_confidence,
+            candidates=tuple((c, round(p, 4)) for c, p in scores[:3]),
+            on_top_of=on_top_of, frame_index=self.frame_index,
+        )
+
+    def _follow_moves(self, events: list[Event]) -> None:
+        """A lying card pushed into another zone and left there changes seat."""
+        for t in self._tracks.values():
+            if t.state != "present" or not t.seen_now or self.zone_map is None:
+                continue
+            seat = self._seat_of(t.outline)
+            t.other_seat_hits = t.other_seat_hits + 1 if seat != t.seat else 0
+            if t.other_seat_hits >= self.confirm_frames and self._still(t):
+                events.append(CardRemoved(t.code or "", t.seat, self.frame_index))
+                t.seat, t.other_seat_hits = seat, 0
+                events.append(self._seen(t, None))
+
+    def _release(self, tid: int) -> None:
+        for o in self._tracks.values():
+            if o.covered_by == tid:
+                o.state, o.covered_by = "present", None
+
+    def _expire(self, events: list[Event]) -> None:
+        changed = True
+        while changed:  # removing the top of a pile uncovers the card below, which may be gone too
+            changed = False
+            for t in sorted(self._tracks.values(), key=lambda t: -t.id):
+                gone = self.frame_index - t.last_seen
+                if t.state == "candidate" and gone >= self.window:
+                    del self._tracks[t.id]
+                elif t.state == "present" and gone >= self.remove_frames:
+                    del self._tracks[t.id]
+                    self._release(t.id)
+                    events.append(CardRemoved(t.code or "", t.seat, self.frame_index))
+                    changed = True
+                    break
+
+
+FrameLike = object
+
+
+def watch(
+    frames: Iterable[FrameLike],
+    detect: Callable[[np.ndarray], Sequence[Detection]],
+    tracker: Tracker,
+    *,
+    zones: AnchoredZones | None = None,
+) -> Iterator[tuple[FrameLike, list[Event]]]:
+    """Run ``detect`` on each frame of a source and feed the tracker: yields (frame, events).
+
+    ``detect`` is any callable image -> detections (the recogniser's
+    ``Recognizer().detect``, or a stand-in); with ``zones`` the seat zones
+    follow the ArUco markers in every frame.
+    """
+    for frame in frames:
+        image = frame.image  # type: ignore[attr-defined]
+        zone_map = zones.update(image) if zones is not None else None
+        events = tracker.update(detect(image), zone_map=zone_map, frame_index=frame.index)  # type: ignore[attr-defined]
+        yield frame, events
+
+
+PHASES = ("run", "calls", "poker", "showdown", "claims")
+
+
+class RecordMapper:
+    """Turns tracker events into game-record events (RECORD.md), as they happen.
+
+    In the run every card seen in a player's zone is a ``play`` at once. In
+    the calls, the poker phase and the showdown a player lays out several
+    cards: they become one ``show`` when no new card has come into that
+    zone for ``settle_frames`` frames (``claim`` in Tripoley's claims). A
+    card taken back before its show settles leaves the show. Uncertain reads,
+    cards outside every zone and cards in the ``centre`` zone map to nothing
+    (the loop has a person confirm uncertain ones first, see
+    :meth:`CardSeen.confirmed`); removals map to nothing either (cards are
+    picked up between hands).
+    """
+
+    def __init__(self, phase: str = "run", *, settle_frames: int = 15) -> None:
+        self._check(phase)
+        self.phase = phase
+        self.settle_frames = settle_frames
+        self._pending: dict[str, tuple[list[str], int]] = {}  # seat -> (cards, last frame)
+        self._order: list[str] = []
+
+    @staticmethod
+    def _check(phase: str) -> None:
+        if phase not in PHASES:
+            raise ValueError(f"unknown phase {phase!r}; expected one of {', '.join(PHASES)}")
+
+    def set_phase(self, phase: str) -> list[dict]:
+        """Switch phase; shows still pending are sent first."""
+        self._check(phase)
+        out = self.flush()
+        self.phase = phase
+        return out
+
+    def update(self, events: Iterable[Event], frame_index: int) -> list[dict]:
+        out: list[dict] = []
+        for e in events:
+            if isinstance(e, CardRemoved):
+                if e.seat in self._pending and e.code in self._pending[e.seat][0]:
+                    self._pending[e.seat][0].remove(e.code)
+                continue
+            if e.uncertain or e.seat is None or e.seat == CENTRE:
+                continue
+            if self.phase == "run":
+                out.append({"type": "play", "player": e.seat, "card": e.code})
+                continue
+            out.extend(self._settled(e.frame_index))
+            cards, _ = self._pending.get(e.seat, ([], 0))
+            self._pending[e.seat] = (cards + [e.code], e.frame_index)
+            if e.seat not in self._order:
+                self._order.append(e.seat)
+        out.extend(self._settled(frame_index))
+        return out
+
+    def _settled(self, now: int) -> list[dict]:
+        done = sorted((last, self._order.index(seat), seat) for seat, (_, last) in self._pending.items()
+                      if now - last >= self.settle_frames)
+        return [self._emit(seat) for _, _, seat in done if self._pending[seat][0] or self._drop(seat)]
+
+    def _drop(self, seat: str) -> bool:
+        self._pending.pop(seat)
+        self._order.remove(seat)
+        return False
+
+    def _emit(self, seat: str) -> dict:
+        cards, _ = self._pending.pop(seat)
+        self._order.remove(seat)
+        kind = "claim" if self.phase == "claims" else "show"
+        return {"type": kind, "player": seat, "cards": cards}
+
+    def flush(self) -> list[dict]:
+        """Send every pending show now (the phase ends)."""
+        out = []
+        for seat in list(self._order):
+            if self._pending[seat][0]:
+                out.append(self._emit(seat))
+            else:
+                self._drop(seat)
+        return out
+
+
+def to_record_events(events: Iterable[Event], *, phase: str, settle_frames: int = 15) -> list[dict]:
+    """Map a finished list of tracker events onto the game record (RECORD.md).
+
+    In the run each certain sighting in a player's zone is a ``play``; in the
+    other phases each player's cards make one ``show`` (``claim`` in the
+    claims), split where no card came into that zone for ``settle_frames``.
+
+    >>> seen = lambda code, seat, f: CardSeen(code, seat, (), 0.9, False, (), None, f)
+    >>> to_record_events([seen("5H", "Ann", 10), seen("6H", "Cy", 20)], phase="run")
+    [{'type': 'play', 'player': 'Ann', 'card': '5H'}, {'type': 'play', 'player': 'Cy', 'card': '6H'}]
+    >>> to_record_events([seen("QS", "Bob", 3), seen("JD", "Bob", 5), seen("TD", "Ann", 6)], phase="calls")
+    [{'type': 'show', 'player': 'Bob', 'cards': ['QS', 'JD']}, {'type': 'show', 'player': 'Ann', 'cards': ['TD']}]
+    """
+    mapper = RecordMapper(phase, settle_frames=settle_frames)
+    out: list[dict] = []
+    for e in events:
+        out.extend(mapper.update([e], e.frame_index))
+    return out + mapper.flush()
