@@ -95,6 +95,9 @@ class Card:
             return "Joker"
         return f"{RANK_NAMES[self.rank]} of {SUIT_NAMES[self.suit]}"
 
+    def __deepcopy__(self, memo: dict) -> Card:
+        return self  # immutable: a game's snapshots share their cards
+
     def __str__(self) -> str:
         return JOKER_CODE if self.is_joker else self.rank + self.suit
 

@@ -1,0 +1,78 @@
+"""``companion replay FILE [--json]``: apply a game record and report the board.
+
+The output keys, line numbers and exit codes are those of RECORD.md: exit 0
+whenever the file could be read, 2 when it cannot be read or its first line
+(the first that is not blank) is not a valid ``game``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from companion.events import NewGame, parse_line
+from companion.game import Game
+
+
+class UnreadableRecord(ValueError):
+    """The record cannot be replayed at all (missing, not text, no game line)."""
+
+
+def replay_file(path: str | Path) -> Game:
+    """Replay the record at ``path``; refused lines are listed in ``game.rejected``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UnreadableRecord(f"cannot read {path}: {exc}") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    game = Game()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if not game.started:
+            try:
+                first = parse_line(line)
+            except ValueError as exc:
+                raise UnreadableRecord(f"{path}:{number}: the first line is not a valid game line: {exc}") from None
+            if not isinstance(first, NewGame):
+                raise UnreadableRecord(f"{path}:{number}: the first line must be a game line, not {first.type!r}")
+        game.push_line(line, line=number)
+    if not game.started:
+        raise UnreadableRecord(f"{path}: the record is empty")
+    return game
+
+
+def describe(game: Game) -> str:
+    """A readable summary: the board, the balances, and what was refused or flagged."""
+    summary = game.summary()
+    s = game.state
+    out = [f"{s.variant.title}: {summary['hands']} hand(s), phase {summary['phase']}"]
+    out.append("Board:    " + "  ".join(f"{name} {chips}" for name, chips in summary["board"].items()))
+    out.append("Balances: " + "  ".join(f"{name} {chips}" for name, chips in summary["balances"].items()))
+    for r in summary["rejected"]:
+        out.append(f"line {r['line']}: refused: {r['reason']}")
+    for f in summary["flags"]:
+        out.append(f"line {f['line']}: flag {f['kind']}: {', '.join(f['players'])} ({' '.join(f['cards'])})")
+    return "\n".join(out)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a game record (JSON Lines)")
+    parser.add_argument("--json", action="store_true", help="print the summary of RECORD.md as one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        game = replay_file(args.file)
+    except UnreadableRecord as exc:
+        print(f"companion replay: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(game.summary(), ensure_ascii=False))
+    else:
+        print(describe(game))
+    return 0
