@@ -305,7 +305,9 @@ class MarkerAnchors:
             kind = getattr(aruco, self.dictionary, None)
             if kind is None:
                 raise MarkerError(f"unknown ArUco dictionary {self.dictionary!r}")
-            self._detector = aruco.ArucoDetector(aruco.getPredefinedDictionary(kind), aruco.DetectorParameters())
+            params = aruco.DetectorParameters()
+            params.cornerRefinementMethod = aruco.CORNER_REFINE_SUBPIX  # sub-pixel corners: a steadier homography
+            self._detector = aruco.ArucoDetector(aruco.getPredefinedDictionary(kind), params)
         return self._detector
 
     def detect(self, frame: np.ndarray) -> dict[int, np.ndarray]:
