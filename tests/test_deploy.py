@@ -1,0 +1,181 @@
+"""The Raspberry Pi install: scripts parse, the unit file verifies, the example config loads, a dry run touches nothing."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEPLOY = REPO / "deploy"
+SCRIPTS = [DEPLOY / "install.sh", DEPLOY / "check-arm64.sh"]
+UNIT = DEPLOY / "table-companion.service"
+EXEC_START = "/opt/table-companion/venv/bin/companion serve --config /etc/table-companion/config.toml"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_script_parses_and_is_executable(script: Path) -> None:
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    assert os.access(script, os.X_OK)
+    assert "set -euo pipefail" in script.read_text()
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt install shellcheck)")
+def test_scripts_are_shellcheck_clean() -> None:
+    result = subprocess.run(["shellcheck", *map(str, SCRIPTS)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+
+
+def _unit() -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=True, interpolation=None, delimiters=("=",))
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # systemd keys are case-sensitive
+    parser.read_string(UNIT.read_text())
+    return parser
+
+
+def test_unit_has_what_the_service_needs() -> None:
+    unit = _unit()
+    service = unit["Service"]
+    assert service["ExecStart"] == EXEC_START
+    assert service["User"] == "companion"
+    assert service["Restart"] == "on-failure"
+    assert service["StateDirectory"] == "table-companion"
+    assert service["ProtectSystem"] == "strict" and service["NoNewPrivileges"] == "yes"
+    assert unit["Install"]["WantedBy"] == "multi-user.target"
+    # Options that would hide /dev/gpiochip*, /dev/video*, /dev/media*, /dev/dma_heap from the service.
+    for blocked in ("PrivateDevices", "DevicePolicy", "DeviceAllow", "ProtectClock"):
+        assert blocked not in service, blocked
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    copy = tmp_path / UNIT.name
+    copy.write_text(UNIT.read_text())
+    result = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
+    problems = [
+        line for line in (result.stdout + result.stderr).splitlines()
+        # The venv exists only on an installed Pi; everything else must be clean.
+        if line.strip() and "/opt/table-companion/venv/bin/companion is not executable" not in line
+    ]
+    assert problems == []
+
+
+def test_example_config_parses_and_each_section_loads() -> None:
+    with open(DEPLOY / "config.example.toml", "rb") as f:
+        config = tomllib.load(f)
+    assert {"data_dir", "camera", "zones", "board", "web", "game"} <= set(config)
+    assert config["data_dir"] == "/var/lib/table-companion"
+    assert config["camera"]["size"] == [1280, 720]
+    from hardware.config import BoardConfig
+    from web.config import WebConfig
+
+    BoardConfig.from_dict(config["board"])
+    web = WebConfig.from_dict(config["web"])
+    assert web.host == "0.0.0.0" and web.port == 8080
+    from companion.variants import variant_class
+
+    game = config["game"]
+    cls = variant_class(game["variant"])
+    cls(options=game.get("options", {}))
+    assert 2 <= len(game["players"]) <= 9 and game["chips"] >= 1
+
+
+def _fake_root(tmp_path: Path, *, boot: str | None, users: str = "root:x:0:0::/root:/bin/sh\n") -> Path:
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc" / "os-release").write_text('ID=debian\nVERSION_CODENAME=bookworm\nPRETTY_NAME="Raspberry Pi OS"\n')
+    (root / "etc" / "passwd").write_text(users)
+    (root / "etc" / "group").write_text("root:x:0:\nvideo:x:44:\ngpio:x:993:\nrender:x:105:\n")
+    if boot is not None:
+        (root / "boot" / "firmware").mkdir(parents=True)
+        (root / "boot" / "firmware" / "config.txt").write_text(boot)
+    return root
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
+    return {str(p.relative_to(root)): (p.stat().st_mtime_ns, p.read_bytes() if p.is_file() else b"")
+            for p in sorted(root.rglob("*"))}
+
+
+def _dry_run(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(DEPLOY / "install.sh"), "--dry-run", "--root", str(root), *extra],
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_dry_run_prints_every_step_and_touches_nothing(tmp_path: Path) -> None:
+    root = _fake_root(tmp_path, boot="dtparam=audio=on\n[pi4]\narm_boost=1\n")
+    before = _snapshot(root)
+    real_install = Path("/opt/table-companion").exists()
+    result = _dry_run(root)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for expected in [
+        "Dry run: nothing will be changed",
+        "apt-get install -y --no-install-recommends python3 python3-venv python3-pip python3-numpy ca-certificates python3-picamera2",
+        "useradd --system --user-group",
+        "usermod --append --groups video,gpio,render companion",
+        f"install -m 0640 -o root -g companion {DEPLOY}/config.example.toml {root}/etc/table-companion/config.toml",
+        f"python3 -m venv --system-site-packages {root}/opt/table-companion/venv",
+        f"would write {root}/opt/table-companion/constraints.txt",
+        f"--constraint {root}/opt/table-companion/constraints.txt",
+        f"would append '[all]' and 'camera_auto_detect=1' to {root}/boot/firmware/config.txt",
+        f"install -m 0644 {DEPLOY}/table-companion.service {root}/etc/systemd/system/table-companion.service",
+        "systemctl enable table-companion.service",
+        "systemctl restart table-companion.service",
+        ".local:8080",
+    ]:
+        assert expected in out, f"missing {expected!r} in:\n{out}"
+    assert _snapshot(root) == before
+    assert Path("/opt/table-companion").exists() == real_install
+
+
+def test_dry_run_keeps_an_existing_config_and_user(tmp_path: Path) -> None:
+    root = _fake_root(tmp_path, boot="camera_auto_detect=1\n",
+                      users="root:x:0:0::/root:/bin/sh\ncompanion:x:998:998::/var/lib/table-companion:/usr/sbin/nologin\n")
+    (root / "etc" / "table-companion").mkdir()
+    (root / "etc" / "table-companion" / "config.toml").write_text("[web]\nport = 9090\n")
+    before = _snapshot(root)
+    result = _dry_run(root, "--no-start")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "user companion exists" in out and "useradd" not in out
+    assert "keeping your" in out and "config.example.toml" in out and "install -m 0640" not in out
+    assert "camera auto-detection is on" in out
+    assert "systemctl restart table-companion.service" not in out and "--no-start" in out
+    assert ".local:9090" in out
+    assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    "boot, expected",
+    [
+        ("camera_auto_detect=0\n", "sed -i.table-companion.bak"),
+        ("camera_auto_detect=0\ndtoverlay=imx219\n", "names a camera overlay by hand"),
+    ],
+)
+def test_dry_run_camera_choices(tmp_path: Path, boot: str, expected: str) -> None:
+    root = _fake_root(tmp_path, boot=boot)
+    result = _dry_run(root)
+    assert result.returncode == 0, result.stderr
+    assert expected in result.stdout
+    assert (root / "boot" / "firmware" / "config.txt").read_text() == boot
+
+
+def test_root_without_dry_run_is_refused(tmp_path: Path) -> None:
+    root = _fake_root(tmp_path, boot=None)
+    before = _snapshot(root)
+    result = subprocess.run(["bash", str(DEPLOY / "install.sh"), "--root", str(root)], capture_output=True, text=True)
+    assert result.returncode != 0 and "--root is for --dry-run only" in result.stderr
+    assert _snapshot(root) == before
+
+
+def test_unknown_option_is_an_error() -> None:
+    result = subprocess.run(["bash", str(DEPLOY / "install.sh"), "--colour"], capture_output=True, text=True)
+    assert result.returncode == 2 and "unknown option '--colour'" in result.stderr
