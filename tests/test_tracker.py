@@ -1,0 +1,328 @@
+"""The tracker: steady sightings, flicker, hands, piles, removals, restarts, and the record mapping."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detection import Detection
+from vision.sources import HandPass, Move, Place, Remove, SyntheticTable
+from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker, to_record_events, watch
+from vision.zones import CENTRE, ZoneMap
+
+W, H = 60, 84  # card size in px for hand-made detections
+ZONES = ZoneMap.from_dict({
+    "Ann": [[0, 0], [400, 0], [400, 300], [0, 300]],
+    "Bob": [[400, 0], [800, 0], [800, 300], [400, 300]],
+    CENTRE: [[0, 300], [800, 300], [800, 600], [0, 600]],
+})
+
+
+def card(code: str, x: float, y: float, conf: float = 0.95, alternatives: tuple = ()) -> Detection:
+    """A detection of an upright card centred on (x, y)."""
+    outline = np.array([[x - W / 2, y - H / 2], [x + W / 2, y - H / 2], [x + W / 2, y + H / 2], [x - W / 2, y + H / 2]], np.float32)
+    return Detection(code, conf, outline, alternatives)
+
+
+def run(tracker: Tracker, frames: list[list[Detection]]) -> list:
+    events = []
+    for dets in frames:
+        events.extend(tracker.update(dets))
+    return events
+
+
+def seen(events) -> list[tuple[str, str | None]]:
+    return [(e.code, e.seat) for e in events if isinstance(e, CardSeen)]
+
+
+def removed(events) -> list[tuple[str, str | None]]:
+    return [(e.code, e.seat) for e in events if isinstance(e, CardRemoved)]
+
+
+def test_a_steady_card_is_reported_once_in_its_zone():
+    t = Tracker(ZONES)
+    events = run(t, [[card("QS", 100, 100)]] * 20)
+    assert seen(events) == [("QS", "Ann")]
+    e = events[0]
+    assert e.frame_index == 2 and not e.uncertain and e.on_top_of is None
+    assert e.confidence == pytest.approx(0.95)
+    assert e.candidates[0] == ("QS", pytest.approx(0.95))
+    assert len(e.outline) == 4
+    assert t.present == {"QS": "Ann"}
+
+
+def test_single_frame_flicker_is_tolerated():
+    t = Tracker(ZONES)
+    q = card("QS", 100, 100)
+    # Missing in the middle: still reported after three sightings within five frames.
+    events = run(t, [[q], [], [q], [q]])
+    assert seen(events) == [("QS", "Ann")]
+    # A one-frame misread while it lies there neither adds a card nor reports it again.
+    events = run(t, [[q], [card("QC", 101, 100, 0.6)], [q], [q], [], [q]] * 3)
+    assert events == []
+
+
+def test_a_one_frame_ghost_is_never_reported():
+    t = Tracker(ZONES)
+    events = run(t, [[card("7D", 500, 100)]] + [[]] * 30)
+    assert events == []
+    assert t.present == {}
+
+
+def test_low_confidence_noise_is_ignored():
+    t = Tracker(ZONES, min_confidence=0.3)
+    assert run(t, [[card("7D", 500, 100, 0.1)]] * 10) == []
+
+
+def test_a_hand_passing_over_hides_cards_without_removing_them():
+    t = Tracker(ZONES, remove_frames=15)
+    cards = [card("QS", 100, 100), card("KH", 600, 100)]
+    run(t, [cards] * 5)
+    # The hand covers both cards for 7 frames, then one of them for 7 more (one partial misread): 14 < 15.
+    events = run(t, [[]] * 7 + [[cards[0]]] * 3 + [[cards[0], card("KD", 601, 101, 0.5)]] + [[cards[0]]] * 3 + [cards] * 5)
+    assert events == []
+    assert t.present == {"QS": "Ann", "KH": "Bob"}
+
+
+def test_a_card_gone_for_long_is_removed_once():
+    t = Tracker(ZONES, remove_frames=15)
+    run(t, [[card("QS", 100, 100), card("KH", 600, 100)]] * 5)
+    events = run(t, [[card("KH", 600, 100)]] * 40)
+    assert removed(events) == [("QS", "Ann")]
+    assert [e.frame_index for e in events] == [4 + 15]
+    assert t.present == {"KH": "Bob"}
+    # Put back later: a new sighting.
+    assert seen(run(t, [[card("QS", 100, 100), card("KH", 600, 100)]] * 4)) == [("QS", "Ann")]
+
+
+def test_a_card_slid_into_view_is_reported_where_it_comes_to_rest():
+    t = Tracker(ZONES)
+    # Enters from the right edge (partly out of frame, outside every zone) and slides into Bob's zone.
+    path = [card("9C", x, 150) for x in range(820, 600, -12)] + [card("9C", 604, 150)] * 8
+    events = run(t, [[d] for d in path])
+    assert [(e.code, e.seat, e.on_top_of) for e in events] == [("9C", "Bob", None)]
+    assert events[0].frame_index >= len(path) - 8
+
+
+def test_a_card_put_on_top_of_another_is_reported_on_top_and_the_other_is_not_removed():
+    t = Tracker(ZONES, remove_frames=15)
+    run(t, [[card("8H", 100, 100)]] * 5)
+    # A hand covers the pile for a moment, then the new card lies where 8H was.
+    events = run(t, [[]] * 3 + [[card("9H", 103, 98)]] * 40)
+    assert [(e.code, e.seat, e.on_top_of) for e in events] == [("9H", "Ann", "8H")]
+    assert t.present == {"8H": "Ann", "9H": "Ann"}
+    # 9H is lifted off again: 8H shows, nothing new is reported about it; 9H goes after a while.
+    events = run(t, [[card("8H", 100, 100)]] * 20)
+    assert removed(events) == [("9H", "Ann")]
+    assert seen(events) == []
+    # The whole pile goes: 8H is removed too.
+    assert removed(run(t, [[]] * 20)) == [("8H", "Ann")]
+
+
+def test_picking_up_a_pile_removes_every_card_in_it():
+    t = Tracker(ZONES, remove_frames=10)
+    run(t, [[card("8H", 100, 100)]] * 4)
+    run(t, [[card("9H", 102, 100)]] * 4)
+    run(t, [[card("TH", 104, 100)]] * 4)
+    assert t.present == {"8H": "Ann", "9H": "Ann", "TH": "Ann"}
+    events = run(t, [[]] * 12)
+    assert sorted(removed(events)) == [("8H", "Ann"), ("9H", "Ann"), ("TH", "Ann")]
+    assert t.present == {}
+
+
+def test_two_cards_overlapping_are_both_reported():
+    t = Tracker(ZONES)
+    a, b = card("2C", 100, 100), card("3C", 100 + W * 0.6, 100)  # a fan: both indices in view
+    events = run(t, [[a, b]] * 6)
+    assert sorted((e.code, e.on_top_of) for e in events) == [("2C", None), ("3C", None)]
+
+
+def test_a_card_overlapping_a_visible_one_is_not_a_pile():
+    t = Tracker(ZONES)
+    run(t, [[card("2C", 100, 100)]] * 4)
+    events = run(t, [[card("2C", 100, 100), card("3C", 100 + W * 0.45, 100 + H * 0.3)]] * 5)
+    assert [(e.code, e.on_top_of) for e in events] == [("3C", None)]
+
+
+def test_a_card_moved_to_another_zone_changes_seat():
+    t = Tracker(ZONES, remove_frames=30)
+    run(t, [[card("AS", 100, 100)]] * 4)
+    # Picked up and put down in Bob's zone (far away: no overlap).
+    events = run(t, [[]] * 2 + [[card("AS", 600, 100)]] * 5)
+    assert [(type(e).__name__, e.code, e.seat) for e in events] == [("CardRemoved", "AS", "Ann"), ("CardSeen", "AS", "Bob")]
+    # Pushed a little within the zone: nothing to report.
+    assert run(t, [[card("AS", 620, 110)]] * 6) == []
+    # Pushed slowly across the border into Ann's zone.
+    events = run(t, [[card("AS", x, 110)] for x in range(620, 340, -20)] + [[card("AS", 340, 110)]] * 5)
+    assert [(type(e).__name__, e.seat) for e in events] == [("CardRemoved", "Bob"), ("CardSeen", "Ann")]
+
+
+def test_the_same_code_read_in_two_places_is_not_reported_twice():
+    t = Tracker(ZONES)
+    run(t, [[card("AS", 100, 100)]] * 4)
+    # Another card misread as AS while the real AS is still in view.
+    events = run(t, [[card("AS", 100, 100), card("AS", 600, 100, 0.7)]] * 10)
+    assert events == []
+
+
+def test_low_confidence_reads_are_uncertain_with_candidates():
+    t = Tracker(ZONES)
+    d = card("6H", 100, 100, 0.45, alternatives=(("8H", 0.4), ("9H", 0.1)))
+    [e] = run(t, [[d]] * 4)
+    assert e.uncertain and e.code == "6H"
+    assert [c for c, _ in e.candidates] == ["6H", "8H", "9H"]
+    sure = e.confirmed("8H")
+    assert (sure.code, sure.uncertain, sure.seat) == ("8H", False, "Ann")
+
+
+def test_votes_decide_a_card_read_two_ways():
+    t = Tracker(ZONES)
+    reads = [card("8H", 100, 100, 0.8), card("6H", 100, 100, 0.55), card("8H", 100, 100, 0.8)]
+    [e] = run(t, [[r] for r in reads])
+    assert e.code == "8H"
+    assert e.candidates[1][0] == "6H"
+
+
+def test_restart_with_known_cards_reports_only_new_ones():
+    t = Tracker(ZONES, known_cards=["QS", "KH"])
+    events = run(t, [[card("QS", 100, 100), card("KH", 600, 100), card("2D", 200, 200)]] * 5)
+    assert seen(events) == [("2D", "Ann")]
+    assert t.present == {"QS": "Ann", "KH": "Bob", "2D": "Ann"}
+    # A known card that goes is still reported as removed.
+    assert removed(run(t, [[card("KH", 600, 100), card("2D", 200, 200)]] * 20)) == [("QS", "Ann")]
+
+
+def test_prime_records_what_lies_on_the_table_without_reporting():
+    t = Tracker(ZONES)
+    on_table = [card("QS", 100, 100), card("KH", 600, 100)]
+    t.prime(on_table)
+    assert t.present == {"QS": "Ann", "KH": "Bob"}
+    events = run(t, [on_table + [card("3S", 250, 150)]] * 5)
+    assert seen(events) == [("3S", "Ann")]
+
+
+def test_cards_outside_every_zone_are_reported_with_no_seat():
+    zones = ZoneMap.from_dict({"Ann": [[0, 0], [300, 0], [300, 300], [0, 300]]})
+    t = Tracker(zones)
+    [e] = run(t, [[card("4S", 600, 500)]] * 4)
+    assert e.seat is None
+    assert t.outside == ["4S"]
+
+
+def test_zone_map_given_per_frame_is_used():
+    t = Tracker()
+    run(t, [[card("4S", 100, 100)]] * 2)
+    [e] = t.update([card("4S", 100, 100)], zone_map=ZONES, frame_index=3)
+    assert (e.seat, e.frame_index) == ("Ann", 3)
+
+
+@pytest.mark.parametrize("kwargs", [dict(confirm_frames=0), dict(confirm_frames=4, window=3), dict(remove_frames=0),
+                                    dict(min_confidence=1.5), dict(match_iou=-0.1)])
+def test_bad_options_are_refused(kwargs):
+    with pytest.raises(ValueError):
+        Tracker(**kwargs)
+
+
+# -- frames from the synthetic table through a stand-in recogniser ------------------
+
+
+def oracle(table: SyntheticTable, min_visible: float = 0.6):
+    """A perfect recogniser: the cards the renderer drew, when enough of each shows."""
+    def detect(_image: np.ndarray) -> list[Detection]:
+        return [Detection(code, 0.97, outline) for code, outline in table.truth.items() if table.visible[code] >= min_visible]
+    return detect
+
+
+def test_synthetic_hand_pass_pile_and_removal_end_to_end():
+    from vision.render import PlacedCard
+
+    size = (640, 480)
+    zones = ZoneMap.around_table(["Ann", "Bob"], size)
+    script = [
+        Place(0, PlacedCard("5H", (320, 420), 0, 60)),
+        Place(2, PlacedCard("KC", (320, 60), 0, 60)),
+        HandPass(8, 6, (100, 470), (560, 400), size=200),  # sweeps over Ann's card
+        Place(20, PlacedCard("6H", (322, 418), 5, 60)),  # on top of 5H
+        Remove(30, "KC"),
+    ]
+    table = SyntheticTable([], script, frames=50, size=size, background="felt")
+    tracker = Tracker(zones, remove_frames=10)
+    events = [e for _, evs in watch(table, oracle(table), tracker) for e in evs]
+    summary = [(type(e).__name__, e.code, e.seat, getattr(e, "on_top_of", None)) for e in events]
+    assert summary == [
+        ("CardSeen", "5H", "Ann", None),
+        ("CardSeen", "KC", "Bob", None),
+        ("CardSeen", "6H", "Ann", "5H"),
+        ("CardRemoved", "KC", "Bob", None),
+    ]
+    assert table.stats.frames == 50
+
+
+def test_the_hand_really_hides_the_card_in_the_synthetic_scene():
+    """Guards the end-to-end test above: the hand pass does make the card vanish for some frames."""
+    from vision.render import PlacedCard
+
+    table = SyntheticTable([PlacedCard("5H", (320, 420), 0, 60)], [HandPass(2, 6, (100, 470), (560, 400), size=200)],
+                           frames=10, size=(640, 480))
+    hidden = [f.index for f in table if table.visible["5H"] < 0.6]
+    assert 2 <= len(hidden) < 6
+
+
+# -- the game record ------------------------------------------------------------
+
+
+def ev(code: str, seat: str | None, frame: int, *, uncertain: bool = False) -> CardSeen:
+    return CardSeen(code, seat, (), 0.5 if uncertain else 0.9, uncertain, (), None, frame)
+
+
+def test_run_phase_maps_sightings_to_plays_in_order():
+    events = [ev("5H", "Ann", 1), ev("6H", "Bob", 3), ev("7H", CENTRE, 4), ev("8H", None, 5),
+              ev("9H", "Cy", 6, uncertain=True), CardRemoved("5H", "Ann", 7), ev("TH", "Ann", 9)]
+    assert to_record_events(events, phase="run") == [
+        {"type": "play", "player": "Ann", "card": "5H"},
+        {"type": "play", "player": "Bob", "card": "6H"},
+        {"type": "play", "player": "Ann", "card": "TH"},
+    ]
+
+
+@pytest.mark.parametrize("phase, kind", [("calls", "show"), ("poker", "show"), ("showdown", "show"), ("claims", "claim")])
+def test_layout_phases_group_each_seats_cards(phase, kind):
+    events = [ev("9S", "Ann", 1), ev("9H", "Bob", 2), ev("4C", "Ann", 4), ev("2C", "Bob", 5), ev("QH", "Ann", 6, uncertain=True)]
+    assert to_record_events(events, phase=phase) == [
+        {"type": kind, "player": "Ann", "cards": ["9S", "4C"]},
+        {"type": kind, "player": "Bob", "cards": ["9H", "2C"]},
+    ]
+
+
+def test_a_pause_in_a_zone_splits_shows():
+    events = [ev("QS", "Ann", 1), ev("JD", "Ann", 3), ev("TD", "Ann", 40), ev("2S", "Ann", 42)]
+    assert to_record_events(events, phase="calls", settle_frames=15) == [
+        {"type": "show", "player": "Ann", "cards": ["QS", "JD"]},
+        {"type": "show", "player": "Ann", "cards": ["TD", "2S"]},
+    ]
+
+
+def test_record_mapper_waits_for_a_layout_to_settle():
+    m = RecordMapper("calls", settle_frames=10)
+    assert m.update([ev("QS", "Bob", 100)], 100) == []
+    assert m.update([ev("JD", "Bob", 105)], 105) == []
+    assert m.update([], 114) == []
+    assert m.update([], 115) == [{"type": "show", "player": "Bob", "cards": ["QS", "JD"]}]
+    # A card taken back before the show settles leaves it; a show with no card left is dropped.
+    assert m.update([ev("TD", "Ann", 120), ev("2S", "Ann", 121)], 121) == []
+    assert m.update([CardRemoved("2S", "Ann", 123)], 123) == []
+    assert m.update([], 140) == [{"type": "show", "player": "Ann", "cards": ["TD"]}]
+    m.update([ev("9C", "Cy", 150)], 150)
+    m.update([CardRemoved("9C", "Cy", 151)], 151)
+    assert m.update([], 200) == []
+    # Switching phase sends what is pending; plays go out at once.
+    m.update([ev("KS", "Ann", 201)], 201)
+    assert m.set_phase("run") == [{"type": "show", "player": "Ann", "cards": ["KS"]}]
+    assert m.update([ev("3D", "Bob", 202)], 202) == [{"type": "play", "player": "Bob", "card": "3D"}]
+
+
+def test_unknown_phase_is_refused():
+    with pytest.raises(ValueError, match="phase"):
+        to_record_events([], phase="bidding")
+    with pytest.raises(ValueError, match="phase"):
+        RecordMapper().set_phase("nope")
