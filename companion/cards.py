@@ -54,6 +54,9 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> Card:
         """Read a card from the forms players type: ``QS``, ``10H``, ``q♠``, ``jk``."""
+        card = _CANONICAL.get(text)  # type: ignore[arg-type]
+        if card is not None:
+            return card
         if not isinstance(text, str):
             raise CardError(f"not a card: {text!r} (expected text such as 'QS')")
         t = text.strip().upper()
@@ -64,7 +67,7 @@ class Card:
         if t.startswith("10"):
             t = "T" + t[2:]
         if len(t) == 2 and t[0] in RANKS and t[1] in SUITS:
-            return cls(t[0], t[1])
+            return _CANONICAL[t]
         raise CardError(f"not a card: {text!r} (write rank + suit, e.g. QS, TD, 10H, or JK)")
 
     @property
@@ -74,7 +77,7 @@ class Card:
     @property
     def value(self) -> int:
         """Rank value, 2..14 with the Ace high; 15 for the Joker."""
-        return 15 if self.is_joker else RANKS.index(self.rank) + 2
+        return _VALUES[self.rank]
 
     @property
     def colour(self) -> str:
@@ -85,9 +88,7 @@ class Card:
 
     def next_higher(self) -> Card | None:
         """The card the run expects after this one, or None after the Ace."""
-        if self.is_joker or self.rank == "A":
-            return None
-        return Card(RANKS[RANKS.index(self.rank) + 1], self.suit)
+        return _NEXT.get(self)
 
     def name(self) -> str:
         """English name, e.g. ``Queen of spades``."""
@@ -114,6 +115,12 @@ class Card:
 
 
 JOKER = Card("", "")
+_CANONICAL: dict[str, Card] = {r + s: Card(r, s) for s in SUITS for r in RANKS} | {JOKER_CODE: JOKER}
+"""One shared object per card, so that parsing a record allocates nothing."""
+_VALUES: dict[str, int] = {rank: value for value, rank in enumerate(RANKS, start=2)} | {"": 15}
+_NEXT: dict[Card, Card] = {
+    _CANONICAL[low + suit]: _CANONICAL[high + suit] for suit in SUITS for low, high in zip(RANKS, RANKS[1:])
+}
 
 
 def parse_cards(items: Iterable[str] | str) -> list[Card]:
@@ -125,7 +132,7 @@ def parse_cards(items: Iterable[str] | str) -> list[Card]:
 
 def standard_deck(*, jokers: int = 0) -> list[Card]:
     """The 52-card pack in a fixed order, plus ``jokers`` Jokers."""
-    deck = [Card(rank, suit) for suit in SUITS for rank in RANKS]
+    deck = [_CANONICAL[rank + suit] for suit in SUITS for rank in RANKS]
     return deck + [JOKER] * jokers
 
 

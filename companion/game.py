@@ -134,6 +134,16 @@ class _State:
     out: str | None = None
     settlement: list[dict[str, Any]] = field(default_factory=list)
 
+    def copy(self) -> _State:
+        """A snapshot for undo: containers copied, cards and the variant shared (immutable)."""
+        new = copy.copy(self)
+        for name, value in vars(self).items():
+            if isinstance(value, (dict, list, set)):
+                setattr(new, name, value.copy())
+        new.played = {p: cs.copy() for p, cs in self.played.items()}
+        new.claims = {p: cs.copy() for p, cs in self.claims.items()}
+        return new
+
     def cards_left(self, player: str) -> int:
         return self.hand_size[player] - len(self.played[player]) - self.joker_out.get(player, 0)
 
@@ -196,7 +206,7 @@ class Game:
         before = (s.won, s.out)
         s.won, s.out = [], None
         if s.phase in ("claims", "calls", "poker") and isinstance(ev, Play):
-            snapshot = copy.deepcopy(s)
+            snapshot = s.copy()
             try:
                 while s.phase in ("claims", "calls", "poker"):
                     self._close_phase(s)
@@ -215,7 +225,7 @@ class Game:
         self._check_conservation()
         self._applied.append((ev, self._line))
         if isinstance(ev, Deal):
-            self._checkpoints.append((len(self._applied), copy.deepcopy(self._s)))
+            self._checkpoints.append((len(self._applied), self._s.copy()))
 
     def push_line(self, event: Event | Mapping[str, Any] | str, *, line: int | None = None) -> bool:
         """Apply one record line as a replay does: a refusal is listed in
@@ -242,7 +252,7 @@ class Game:
             self._checkpoints.pop()
         if self._checkpoints:
             start, state = self._checkpoints[-1]
-            self._s = copy.deepcopy(state)
+            self._s = state.copy()
         else:
             start, self._s = 1, self._fresh_state(self._applied[0][0])  # type: ignore[arg-type]
         n_keep = len(self._applied)
@@ -599,8 +609,8 @@ class Game:
                 raise BadCombination(f"the {call} call asks for {want} (the Joker may stand for one)")
         elif call == "sequence":
             best_sequence(cards)
-        else:
-            rank_hand(cards)
+        elif len(cards) != 5:
+            raise BadCombination(f"a poker hand is five cards, not {len(cards)}")
         if s.phase != "showdown" and len(cards) > s.cards_left(player):
             raise TooManyCards(f"{player} has {s.cards_left(player)} cards left, not {len(cards)}")
 

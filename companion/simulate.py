@@ -1,0 +1,241 @@
+"""A simulated table: real shuffled hands, legal play, the record it makes.
+
+The demo renders these games for the camera pipeline, the benchmark replays
+them, and the property tests check that any such game conserves chips. The
+players are honest and simple: they lead and reopen with their lowest card,
+bet a little, show a random five, and always play the next card if they hold it.
+
+>>> table = SimulatedTable("michigan-1939", ["Ann", "Bob", "Cy"], seed=1)
+>>> events = list(table.play(hands=2))
+>>> events[0]["type"], sum(e["type"] == "deal" for e in events)
+('game', 2)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+from companion.cards import JOKER, Card, standard_deck
+from companion.game import HEART_HONOURS, KH, PAIR_CALLS, QH, Game
+from companion.poker import best_sequence
+from companion.variants import variant_class
+
+
+@dataclass
+class SimulatedHand:
+    """What the simulation knows and the engine does not: who holds what."""
+
+    dealer: str
+    hands: dict[str, list[Card]]
+    widow: list[Card]
+    plays: list[tuple[str, Card]] = field(default_factory=list)
+
+
+class SimulatedTable:
+    """Deals and plays whole hands, yielding record events (dicts)."""
+
+    def __init__(
+        self,
+        variant: str = "michigan-1939",
+        players: Sequence[str] = ("Ann", "Bob", "Cy", "Dee"),
+        *,
+        chips: int = 100,
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.players = list(players)
+        self.chips = chips
+        self.rng = random.Random(seed)
+        self.game = Game()
+        first = {"type": "game", "variant": variant, "players": self.players, "chips": chips}
+        if options:
+            first["options"] = options
+        self._first = first
+        self.game.push(first)
+        self.variant = variant_class(variant)(options=options)
+        self.hand: SimulatedHand | None = None
+
+    def _emit(self, event: dict[str, Any]) -> dict[str, Any]:
+        self.game.push(event)  # the simulation never makes an illegal move: a refusal here is a bug
+        return event
+
+    def play(self, *, hands: int) -> Iterator[dict[str, Any]]:
+        """The ``game`` line, then ``hands`` whole hands."""
+        yield self._first
+        dealer = self.rng.choice(self.players)
+        for _ in range(hands):
+            yield from self.play_hand(dealer)
+            dealer = self.players[(self.players.index(dealer) + 1) % len(self.players)]
+
+    def play_hand(self, dealer: str) -> Iterator[dict[str, Any]]:
+        yield self._emit({"type": "deal", "dealer": dealer})
+        self._deal(dealer)
+        yield from self._widow()
+        yield from self._before_run()
+        yield from self._run()
+
+    # ------------------------------------------------------------ the deal
+
+    def _deal(self, dealer: str) -> None:
+        deck = standard_deck(jokers=self.variant.jokers)
+        self.rng.shuffle(deck)
+        s = self.game.state
+        hands: dict[str, list[Card]] = {}
+        for p in self.players:
+            size = s.hand_size[p]
+            hands[p], deck = deck[:size], deck[size:]
+        self.hand = SimulatedHand(dealer, {p: sorted(cs) for p, cs in hands.items()}, deck)
+
+    def _widow(self) -> Iterator[dict[str, Any]]:
+        h = self.hand
+        assert h is not None
+        actions = sorted(self.variant.widow_actions)
+        action = self.rng.choice(actions)
+        if action == "sell":
+            bidders = [p for p in self.players if p != h.dealer]
+            price = 0
+            for p in self.rng.sample(bidders, k=self.rng.randint(0, len(bidders))):
+                price += self.rng.randint(1, 3)
+                yield self._emit({"type": "bid", "player": p, "chips": price})
+        high_bidder = self.game.state.bids[-1][0] if self.game.state.bids else None
+        yield self._emit({"type": "widow", "action": action})
+        buyer = {"exchange": h.dealer, "sell": high_bidder}.get(action)
+        if buyer:
+            h.hands[buyer], h.widow = sorted(h.widow), h.hands[buyer]
+
+    # --------------------------------------------------- claims, calls, poker
+
+    def _before_run(self) -> Iterator[dict[str, Any]]:
+        h = self.hand
+        assert h is not None
+        if self.variant.has_claims:
+            for p in self.players:
+                claim = self._claimable(h.hands[p])
+                if claim:
+                    yield self._emit({"type": "claim", "player": p, "cards": [str(c) for c in claim]})
+            yield self._emit({"type": "next"})
+        for call in self.variant.calls:
+            if call == "poker":
+                yield from self._poker()
+                continue
+            for p in self.players:
+                combo = self._combination(call, h.hands[p])
+                if combo:
+                    yield self._emit({"type": "show", "player": p, "cards": [str(c) for c in combo]})
+                    if JOKER in combo:
+                        h.hands[p].remove(JOKER)
+            yield self._emit({"type": "next"})
+        if not self.variant.calls:
+            yield from self._poker()
+        for p in self.players:
+            if JOKER in h.hands[p]:
+                h.hands[p].remove(JOKER)
+                yield self._emit({"type": "discard", "player": p, "cards": ["JK"]})
+
+    @staticmethod
+    def _claimable(hand: list[Card]) -> list[Card]:
+        held = set(hand)
+        claim = [c for c in HEART_HONOURS if c in held]
+        for suit in "SHDC":
+            triple = [Card(r, suit) for r in "89T"]
+            if set(triple) <= held:
+                claim += [c for c in triple if c not in claim]
+        return claim
+
+    def _combination(self, call: str, hand: list[Card]) -> list[Card] | None:
+        held = set(hand)
+        if call == "joker":
+            return [JOKER] if JOKER in held and self.rng.random() < 0.5 else None
+        if call in PAIR_CALLS:
+            pair = sorted(PAIR_CALLS[call])
+            return pair if set(pair) <= held else None
+        if call == "sequence":
+            best = None
+            for suit in "SHDC":
+                for top in range(3, 15):
+                    ranks = [top - 2, top - 1, top] if top > 3 else [14, 2, 3]
+                    cards = [Card("23456789TJQKA"[v - 2], suit) for v in ranks]
+                    if set(cards) <= held:
+                        seq = best_sequence(cards)
+                        best = seq if best is None or seq > best else best
+            return list(best.cards) if best else None
+        return None
+
+    def _poker(self) -> Iterator[dict[str, Any]]:
+        h = self.hand
+        assert h is not None
+        order = self.players[self.players.index(h.dealer):] + self.players[: self.players.index(h.dealer)]
+        for p in order:
+            if len(h.hands[p]) < 5 or self.rng.random() < 0.25:
+                yield self._emit({"type": "fold", "player": p})
+            elif self.rng.random() < 0.7:
+                yield self._emit({"type": "bet", "player": p, "chips": self.rng.randint(1, 3)})
+        for p in order:
+            if p not in self.game.state.folded and len(h.hands[p]) >= 5:
+                shown = self.rng.sample(h.hands[p], 5)
+                yield self._emit({"type": "show", "player": p, "cards": [str(c) for c in shown]})
+                if JOKER in shown:
+                    h.hands[p].remove(JOKER)
+        yield self._emit({"type": "next"})
+
+    # --------------------------------------------------------------- the run
+
+    def _holder(self, card: Card) -> str | None:
+        h = self.hand
+        assert h is not None
+        return next((p for p, cs in h.hands.items() if card in cs), None)
+
+    def _play(self, player: str, card: Card) -> dict[str, Any]:
+        h = self.hand
+        assert h is not None
+        h.hands[player].remove(card)
+        h.plays.append((player, card))
+        return self._emit({"type": "play", "player": player, "card": str(card)})
+
+    def _run(self) -> Iterator[dict[str, Any]]:
+        h = self.hand
+        assert h is not None
+        s = self.game.state
+        leader = s.stop_player
+        assert leader is not None
+        suit = self.rng.choice(sorted({c.suit for c in h.hands[leader]}))
+        yield self._play(leader, min(c for c in h.hands[leader] if c.suit == suit))
+        while self.game.phase == "run":
+            s = self.game.state
+            if s.suit is not None:
+                holder = self._holder(s.expected) if s.expected else None
+                if holder:
+                    yield self._play(holder, s.expected)  # type: ignore[arg-type]
+                    continue
+                # a stop: the last player must reopen or pass
+                ended, stopper = s.suit, s.last_player
+            else:
+                ended, stopper = s.ended_suit, s.stop_player
+            assert ended is not None and stopper is not None
+            yield from self._reopen(stopper, ended)
+
+    def _fits(self, card: Card, ended: str) -> bool:
+        if self.variant.options["reopen"] == "other-colour":
+            return card.colour != Card("2", ended).colour
+        return card.suit != ended
+
+    def _reopen(self, stopper: str, ended: str) -> Iterator[dict[str, Any]]:
+        h = self.hand
+        assert h is not None
+        v = self.variant
+        turn = stopper
+        while True:
+            options = [c for c in h.hands[turn] if self._fits(c, ended)]
+            if options:
+                yield self._play(turn, min(options, key=lambda c: (c.value, c.suit)))
+                return
+            yield self._emit({"type": "pass", "player": turn})
+            if v.reopen_turns == "stop-player" or self.game.phase != "run":
+                return
+            turn = self.players[(self.players.index(turn) + 1) % len(self.players)]
+            if turn == stopper and v.reopen_turns == "anyone":
+                lowest = min(h.hands[turn], key=lambda c: (c.value, c.suit))
+                yield self._play(turn, lowest)
+                return
