@@ -87,6 +87,8 @@ class SectionLEDs:
         self._scheduler = scheduler
         self._lock = threading.RLock()
         self._leds: list[PWMLED] = []
+        self._steady: list[float] = []
+        self._pulses: dict[int, Steps] = {}
         try:
             for pin in pins:
                 self._leds.append(PWMLED(pin, pin_factory=pin_factory))
@@ -94,7 +96,6 @@ class SectionLEDs:
             self.close()
             raise
         self._steady = [0.0] * len(self._leds)
-        self._pulses: dict[int, Steps] = {}
 
     def __len__(self) -> int:
         return len(self._leds)
