@@ -1,0 +1,259 @@
+"""One game at one table: the referee, its durable record, and who is watching.
+
+The camera loop, the referee page and the board's buttons all hand events to
+the same :class:`Table`; it applies each to the :class:`~companion.game.Game`,
+writes it to the store *before* answering, and tells every watcher (the
+scoreboard's event stream, the board's LEDs) about the new view. A refused
+event changes nothing, neither the game nor the store.
+
+>>> import pathlib, tempfile
+>>> table = Table.open(pathlib.Path(tempfile.mkdtemp()) / "game.sqlite")
+>>> table.view()["phase"]
+'none'
+>>> table.submit({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})["phase"]
+'setup'
+>>> table.submit({"type": "bet", "player": "Ann", "chips": 3})
+Traceback (most recent call last):
+...
+companion.errors.WrongPhase: a bet does not belong in the setup phase: deal first
+>>> len(table.store)
+1
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import logging
+import queue
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from companion.cards import Card
+from companion.errors import RecordError
+from companion.events import Event, NewGame, as_event
+from companion.game import Game
+from companion.store import EventStore, canonical_json, import_jsonl, open_store
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[dict[str, Any]], None]
+
+
+def empty_view() -> dict[str, Any]:
+    """The view before any game line: every key present, nothing in it."""
+    return {
+        "variant": None, "hands": 0, "phase": "none", "balances": {}, "board": {}, "rejected": [], "flags": [],
+        "players": [], "dealer": None, "sections": [], "call": None,
+        "run": {"suit": None, "last_card": None, "last_player": None, "next_card": None, "to_reopen": None, "stops": [], "played": {}},
+        "poker": None, "widow": None, "won": [], "out": None, "settlement": [], "log": [], "over": False, "title": None,
+    }
+
+
+class Table:
+    """Thread-safe front of one game: engine + event store + watchers."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._lock = threading.RLock()
+        self._queues: list[queue.Queue[dict[str, Any]]] = []
+        self._listeners: list[Listener] = []
+        self._pending: dict[int, dict[str, Any]] = {}
+        self._pending_ids = itertools.count(1)
+        self._notice: dict[str, Any] | None = None
+        self.version = 0
+        self.game = self._rebuild(store.events())
+
+    @classmethod
+    def open(cls, path: str | Path) -> Table:
+        """Open (or create) the game stored at ``path`` (``.sqlite`` or ``.jsonl``)."""
+        return cls(open_store(path))
+
+    @staticmethod
+    def _rebuild(events: list[dict[str, Any]]) -> Game:
+        game = Game()
+        for number, event in enumerate(events, start=1):
+            game.push_line(event, line=number)
+        if game.rejected:
+            log.warning("the stored record has %d refused line(s), first: %s", len(game.rejected), game.rejected[0])
+        return game
+
+    # ---------------------------------------------------------------- events
+
+    def submit(self, event: Event | Mapping[str, Any], *, announce: bool = False) -> dict[str, Any]:
+        """Apply, store and announce one record event; returns the new view.
+
+        Raises a ``ValueError`` subclass and changes nothing when the event is
+        malformed or against the rules. With ``announce`` (the camera and the
+        buttons, where nobody sees an error message) a refusal is also shown
+        as the view's ``notice``.
+        """
+        with self._lock:
+            try:
+                ev = as_event(event)
+                self.game.push(ev, line=len(self.store) + 1)
+            except ValueError as exc:
+                if announce:
+                    self._set_notice(exc, event)
+                raise
+            try:
+                self.store.append(ev.to_dict())
+            except Exception:
+                log.exception("could not store %s: taking it back", ev)
+                self.game = self._rebuild(self.store.events())
+                raise
+            self._notice = None
+            return self._changed()
+
+    def start(self, game_event: Mapping[str, Any]) -> dict[str, Any]:
+        """Begin a new game. A game already stored is first archived as a
+        JSON Lines record beside the store, so that nothing is ever lost."""
+        ev = as_event(game_event)
+        if not isinstance(ev, NewGame):
+            raise RecordError("a new game starts with a game line")
+        with self._lock:
+            if len(self.store):
+                stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+                archive = self.store.path.with_name(f"{self.store.path.stem}-{stamp}.jsonl")
+                archive.write_text(self.export_jsonl(), encoding="utf-8")
+                log.info("archived the previous game to %s", archive)
+            fresh = Game()
+            fresh.push(ev, line=1)
+            self.store.replace([ev.to_dict()])
+            self.game = fresh
+            self._pending.clear()
+            self._notice = None
+            return self._changed()
+
+    def export_jsonl(self) -> str:
+        """The game record as stored, one event a line."""
+        with self._lock:
+            return "".join(canonical_json(e) + "\n" for e in self.store.events())
+
+    def replace_from_jsonl(self, text: str) -> dict[str, Any]:
+        """Import a record: every line is checked first, and the first that the
+        referee refuses is named; on any error nothing changes."""
+        events = import_jsonl(io.StringIO(text))
+        if not events:
+            raise RecordError("the record is empty")
+        game = Game()
+        for number, event in enumerate(events, start=1):
+            try:
+                game.push(event, line=number)
+            except ValueError as exc:
+                raise RecordError(f"line {number}: {exc}") from None
+        with self._lock:
+            self.store.replace(events)
+            self.game = game
+            self._pending.clear()
+            self._notice = None
+            return self._changed()
+
+    # ------------------------------------------------- uncertain camera reads
+
+    def hold(self, *, action: str, player: str, candidates: list[tuple[str, float]]) -> int:
+        """Keep an uncertain read (``action`` ``play`` or ``show``) until somebody confirms it."""
+        with self._lock:
+            pending_id = next(self._pending_ids)
+            self._pending[pending_id] = {
+                "id": pending_id, "action": action, "player": player,
+                "candidates": [[code, round(float(p), 3)] for code, p in candidates],
+            }
+            self._changed()
+            return pending_id
+
+    def confirm(self, pending_id: int | None = None, code: str | None = None) -> dict[str, Any]:
+        """Accept (or correct to ``code``) an uncertain read: the oldest when
+        ``pending_id`` is None, as the board's confirm button does."""
+        with self._lock:
+            if pending_id is None:
+                if not self._pending:
+                    raise RecordError("no camera read is waiting for confirmation")
+                pending_id = min(self._pending)
+            entry = self._pending.get(pending_id)
+            if entry is None:
+                raise RecordError(f"no camera read {pending_id} is waiting for confirmation")
+            card = str(Card.parse(code)) if code is not None else entry["candidates"][0][0]
+            event: dict[str, Any] = {"type": entry["action"], "player": entry["player"]}
+            if entry["action"] == "play":
+                event["card"] = card
+            else:
+                event["cards"] = [card]
+            self.submit(event, announce=True)
+            del self._pending[pending_id]
+            return self._changed()
+
+    def dismiss(self, pending_id: int) -> dict[str, Any]:
+        """Drop an uncertain read that was no card at all."""
+        with self._lock:
+            if self._pending.pop(pending_id, None) is None:
+                raise RecordError(f"no camera read {pending_id} is waiting for confirmation")
+            return self._changed()
+
+    # -------------------------------------------------------------- watching
+
+    def view(self) -> dict[str, Any]:
+        with self._lock:
+            view = self.game.view() if self.game.started else empty_view()
+            view["version"] = self.version
+            view["pending"] = list(self._pending.values())
+            view["notice"] = self._notice
+            return view
+
+    def subscribe(self) -> queue.Queue[dict[str, Any]]:
+        """A queue that receives the new view after every change (for the event stream)."""
+        q: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=64)
+        with self._lock:
+            self._queues.append(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
+        with self._lock:
+            if q in self._queues:
+                self._queues.remove(q)
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener(view)`` after every change, in the changing thread (the board does this)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def _set_notice(self, exc: Exception, event: Any) -> None:
+        with self._lock:
+            raw = event.to_dict() if isinstance(event, Event) else dict(event) if isinstance(event, Mapping) else {}
+            self._notice = {
+                "kind": "rejected",
+                "text": str(exc),
+                "player": raw.get("player"),
+                "card": raw.get("card"),
+                "flag": getattr(exc, "flag", None),
+            }
+            self._changed()
+
+    def _changed(self) -> dict[str, Any]:
+        self.version += 1
+        view = self.view()
+        for q in self._queues:
+            if q.full():
+                try:
+                    q.get_nowait()  # a slow watcher gets the newest views, not a backlog
+                except queue.Empty:
+                    pass
+            q.put_nowait(view)
+        for listener in self._listeners:
+            try:
+                listener(view)
+            except Exception:
+                log.exception("a table listener failed")
+        return view
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Table:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
