@@ -140,7 +140,7 @@ def test_two_cards_overlapping_are_both_reported():
 def test_a_card_overlapping_a_visible_one_is_not_a_pile():
     t = Tracker(ZONES)
     run(t, [[card("2C", 100, 100)]] * 4)
-    events = run(t, [[card("2C", 100, 100), card("3C", 100 + W * 0.45, 100 + H * 0.3)]] * 5)
+    events = run(t, [[card("2C", 100, 100), card("3C", 100 + W * 0.25, 100 + H * 0.2)]] * 5)  # covers 60% of 2C
     assert [(e.code, e.on_top_of) for e in events] == [("3C", None)]
 
 
@@ -173,6 +173,22 @@ def test_low_confidence_reads_are_uncertain_with_candidates():
     assert [c for c, _ in e.candidates] == ["6H", "8H", "9H"]
     sure = e.confirmed("8H")
     assert (sure.code, sure.uncertain, sure.seat) == ("8H", False, "Ann")
+
+
+def test_a_better_read_of_an_uncertain_card_is_not_a_new_card_on_top():
+    t = Tracker(ZONES)
+    run(t, [[card("6H", 100, 100, 0.45, alternatives=(("8H", 0.4),))]] * 3)
+    assert run(t, [[card("8H", 100, 100, 0.9)]] * 10) == []
+    assert t.present == {"6H": "Ann"}
+
+
+def test_a_card_half_covered_is_still_the_same_card():
+    t = Tracker(ZONES, remove_frames=2)  # quick to call a card gone, so a lost match would show
+    run(t, [[card("QS", 100, 100)]] * 4)
+    # Something covers its lower three quarters: the recogniser reports the visible top quarter.
+    top = Detection("QS", 0.9, np.array([[70, 58], [130, 58], [130, 79], [70, 79]], np.float32))
+    assert run(t, [[top]] * 30) == []
+    assert t.present == {"QS": "Ann"}
 
 
 def test_votes_decide_a_card_read_two_ways():

@@ -96,12 +96,6 @@ def _intersection(a: np.ndarray, b: np.ndarray) -> float:
     return max(float(area), 0.0)
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    inter = _intersection(a, b)
-    union = _area(a) + _area(b) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def _centre(outline: np.ndarray) -> np.ndarray:
     return np.asarray(outline, dtype=np.float64).reshape(-1, 2).mean(axis=0)
 
@@ -128,6 +122,7 @@ class _Track:
     covered_by: int | None = None
     other_seat_hits: int = 0
     seen_now: bool = False
+    doubts: set[str] = field(default_factory=set)  # the other candidates of an uncertain report
 
     def hit_frames(self) -> list[int]:
         return [v.frame for v in self.votes]
@@ -268,10 +263,16 @@ class Tracker:
         pairs = []
         for di, d in enumerate(detections):
             outline = np.asarray(d.outline, np.float32).reshape(4, 2)
+            area = _area(outline)
             for t in self._tracks.values():
-                iou = _iou(outline, t.outline)
-                if iou >= self.match_iou:
-                    same = d.code == (t.code or t.lead())
+                inter = _intersection(outline, t.outline)
+                smaller = min(area, _area(t.outline))
+                union = area + _area(t.outline) - inter
+                iou = inter / union if union > 0 else 0.0
+                same = d.code == (t.code or t.lead())
+                # A card partly covered is reported by its visible part: by code, nesting is enough.
+                nested = same and smaller > 0 and inter / smaller >= 0.5
+                if iou >= self.match_iou or nested:
                     pairs.append((same, t.state != "covered", iou, di, t.id))
         pairs.sort(key=lambda p: (p[0], p[1], p[2]), reverse=True)
         used_d: set[int] = set()
@@ -294,8 +295,8 @@ class Tracker:
                 continue
             recent = list(t.votes)[-n:]
             codes = {v.code for v in recent}
-            if len(codes) != 1 or t.code in codes:
-                continue
+            if len(codes) != 1 or t.code in codes or codes <= t.doubts:
+                continue  # the same code throughout, or a better read of a card the referee is asked about
             new = _Track(id=next(self._ids), outline=recent[-1].outline, votes=deque(recent, maxlen=self.vote_memory),
                          last_seen=self.frame_index, seen_now=True)
             self._tracks[new.id] = new
@@ -363,6 +364,8 @@ class Tracker:
     def _seen(self, t: _Track, on_top_of: str | None) -> CardSeen:
         scores = t.scores()
         confidence = dict(scores).get(t.code or "", 0.0)
+        if confidence < self.certain_confidence:
+            t.doubts = {c for c, _ in scores[:3]}
         outline = tuple((float(x), float(y)) for x, y in t.outline)
         return CardSeen(
             code=t.code or "", seat=t.seat, outline=outline, confidence=round(confidence, 4),
