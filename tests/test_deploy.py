@@ -65,24 +65,35 @@ def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     assert problems == []
 
 
-def test_example_config_parses_and_each_section_loads() -> None:
+def _example() -> dict:
     with open(DEPLOY / "config.example.toml", "rb") as f:
-        config = tomllib.load(f)
+        return tomllib.load(f)
+
+
+def test_example_config_parses() -> None:
+    config = _example()
     assert {"data_dir", "camera", "zones", "board", "web", "game"} <= set(config)
     assert config["data_dir"] == "/var/lib/table-companion"
-    assert config["camera"]["size"] == [1280, 720]
-    from hardware.config import BoardConfig
-    from web.config import WebConfig
+    assert config["camera"] == {"source": "picamera2", "size": [1280, 720], "fps": 10}
 
-    BoardConfig.from_dict(config["board"])
-    web = WebConfig.from_dict(config["web"])
-    assert web.host == "0.0.0.0" and web.port == 8080
-    from companion.variants import variant_class
 
-    game = config["game"]
-    cls = variant_class(game["variant"])
-    cls(options=game.get("options", {}))
-    assert 2 <= len(game["players"]) <= 9 and game["chips"] >= 1
+# Each section through the loader of the part that owns it (skipped while that part is not in the tree).
+def test_example_board_section_loads() -> None:
+    board = pytest.importorskip("hardware.config")
+    cfg = board.BoardConfig.from_dict(_example()["board"])
+    assert cfg.servo_pin == 18 and len(cfg.led_pins) == 10
+
+
+def test_example_web_section_loads() -> None:
+    web = pytest.importorskip("web.config").WebConfig.from_dict(_example()["web"])
+    assert web.host == "0.0.0.0" and web.port == 8080 and web.pin is None
+
+
+def test_example_game_section_loads() -> None:
+    variants = pytest.importorskip("companion.variants")
+    game = _example()["game"]
+    variants.variant_class(game["variant"])(options=game["options"])
+    assert 2 <= len(game["players"]) <= 9 and len(set(game["players"])) == len(game["players"]) and game["chips"] >= 1
 
 
 def _fake_root(tmp_path: Path, *, boot: str | None, users: str = "root:x:0:0::/root:/bin/sh\n") -> Path:
