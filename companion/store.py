@@ -50,6 +50,7 @@ __all__ = [
     "JsonlStore",
     "SqliteStore",
     "StoreError",
+    "canonical_json",
     "export_jsonl",
     "import_jsonl",
     "open_store",
