@@ -305,12 +305,18 @@ def test_open_source_picks_the_right_source(tmp_path):
     assert isinstance(open_source(str(video)), OpenCVCamera)
     webcam = open_source(" 1 ")
     assert isinstance(webcam, OpenCVCamera) and webcam.device == 1 and webcam.live
+    assert open_source(2).device == 2
+    assert open_source("/dev/video0").live and open_source("/dev/video0").device == "/dev/video0"
+    assert open_source("rtsp://cam.local/stream").live
     assert isinstance(open_source("picamera", size=(640, 480)), PiCamera)
+    assert isinstance(open_source("picamera2"), PiCamera)
     demo = open_source("demo", frames=3)
     assert isinstance(demo, SyntheticTable) and len(list(demo)) == 3
     assert isinstance(open_source("Synthetic", frames=1), SyntheticTable)
     with pytest.raises(FileNotFoundError, match="picamera, a webcam index"):
         open_source(str(tmp_path / "gone"))
+    with pytest.raises(TypeError):
+        open_source(True)  # type: ignore[arg-type]
 
 
 def test_bad_options_are_refused_up_front(tmp_path):

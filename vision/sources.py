@@ -341,8 +341,14 @@ class PiCamera(FrameSource):
 # -- webcams and video files ----------------------------------------------------
 
 
+def _is_device(text: str) -> bool:
+    """A live camera named by text: a device node (``/dev/video0``) or a stream address (``rtsp://...``)."""
+    return text.startswith("/dev/") or "://" in text
+
+
 class OpenCVCamera(FrameSource):
-    """A webcam (an index, e.g. ``0``) or a video file, through ``cv2.VideoCapture``.
+    """A webcam (an index such as ``0``, a device such as ``/dev/video0``, a stream
+    address) or a video file, through ``cv2.VideoCapture``.
 
     A webcam is live: failed reads are skipped, and after
     ``max_failed_reads`` in a row it is reopened with back-off. A video ends
@@ -363,7 +369,7 @@ class OpenCVCamera(FrameSource):
         capture: Callable[..., Any] = cv2.VideoCapture,
     ) -> None:
         super().__init__(fps=fps, backoff=backoff, clock=clock, sleep=sleep)
-        self.live = isinstance(device, int)
+        self.live = isinstance(device, int) or _is_device(str(device))
         if not self.live:
             device = Path(device)
             if not device.is_file():
@@ -375,7 +381,7 @@ class OpenCVCamera(FrameSource):
         self._cap: Any = None
 
     def _open(self) -> None:
-        cap = self._make(self.device if self.live else str(self.device))
+        cap = self._make(self.device if isinstance(self.device, int) else str(self.device))
         if not cap.isOpened():
             cap.release()
             what = f"camera {self.device}" if self.live else f"video {self.device}"
@@ -652,25 +658,30 @@ def demo_table(*, size: tuple[int, int] = (1280, 720), seats: int = 4, seed: int
     return SyntheticTable((), script, size=size, seed=seed, frames=options.pop("frames", 10 + 15 * len(codes) + 30), **options)
 
 
-def open_source(spec: str, **options: Any) -> FrameSource:
+def open_source(spec: str | int, **options: Any) -> FrameSource:
     """The source the config's ``[camera] source`` names.
 
-    ``"picamera"``, a webcam index (``"0"``), a video file, a folder of
-    images, or ``"demo"``/``"synthetic"``. ``options`` go to the source
-    (``size``, ``fps``, ``loop``, ...).
+    ``"picamera"`` (or ``"picamera2"``), a webcam index (``0`` or ``"0"``), a
+    camera device (``"/dev/video0"``) or stream address, a video file, a
+    folder of images, or ``"demo"``/``"synthetic"``. ``options`` go to the
+    source (``size``, ``fps``, ``loop``, ...).
 
     >>> open_source("/no/such/thing")
     Traceback (most recent call last):
     ...
     FileNotFoundError: camera source '/no/such/thing' is not a file or folder (expected picamera, a webcam index such as 0, a video file, an image folder, or demo)
     """
+    if isinstance(spec, bool) or not isinstance(spec, (str, int)):
+        raise TypeError(f"camera source must be text or a webcam index, got {spec!r}")
     text = str(spec).strip()
-    if text.lower() == "picamera":
+    if text.lower() in ("picamera", "picamera2"):
         return PiCamera(**options)
     if text.lower() in ("demo", "synthetic"):
         return demo_table(**options)
     if text.isdigit():
         return OpenCVCamera(int(text), **options)
+    if _is_device(text):
+        return OpenCVCamera(text, **options)
     path = Path(text).expanduser()
     if path.is_dir():
         return ImageFolder(path, **options)
