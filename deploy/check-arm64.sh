@@ -16,7 +16,7 @@ SUITE=${SUITE:-bookworm}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 ROOT=${ROOT:-/var/tmp/table-companion-arm64-$SUITE}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-DEFAULT_TESTS=(tests/test_cards*.py tests/test_engine*.py tests/test_rules*.py tests/test_record*.py tests/test_store.py)
+DEFAULT_TESTS=(tests/test_cards*.py tests/test_engine*.py tests/test_game*.py tests/test_rules*.py tests/test_record*.py tests/test_replay*.py tests/test_store.py tests/test_deploy.py)
 
 say() { printf '\n== %s\n' "$*"; }
 die() { printf 'check-arm64: %s\n' "$*" >&2; exit 1; }

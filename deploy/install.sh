@@ -260,6 +260,6 @@ step "Done"
 if ((DRY_RUN)); then
     note "dry run: nothing was changed"
 fi
-note "scoreboard: http://$(hostname).local:$port  (or http://<the Pi's address>:$port)"
+note "scoreboard: http://$(uname -n).local:$port  (or http://<the Pi's address>:$port)"
 note "logs:       journalctl -u table-companion -f"
 note "config:     ${CONFIG#"$ROOT"}  (then: sudo systemctl restart table-companion)"
