@@ -219,6 +219,13 @@ class Table:
         with self._lock:
             self._listeners.append(listener)
 
+    def clear_notice(self) -> None:
+        """The refused card was taken back: stop showing why it was refused."""
+        with self._lock:
+            if self._notice is not None:
+                self._notice = None
+                self._changed()
+
     def _set_notice(self, exc: Exception, event: Any) -> None:
         with self._lock:
             raw = event.to_dict() if isinstance(event, Event) else dict(event) if isinstance(event, Mapping) else {}

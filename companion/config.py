@@ -1,0 +1,184 @@
+"""The one configuration file (TOML) of a table, checked once at start.
+
+Every key has a default (``deploy/config.example.toml`` documents them all),
+so an empty file is a valid configuration. A wrong key or value stops the
+start with a message that names it, rather than surfacing later at the table.
+
+>>> config = Config.from_dict({"game": {"variant": "bonanza", "players": ["Ann", "Bob"]}})
+>>> config.game.variant, config.camera.source, config.web.port
+('bonanza', 'picamera2', 8080)
+>>> Config.from_dict({"camera": {"fps": 0}})
+Traceback (most recent call last):
+...
+companion.config.ConfigError: camera.fps must be a number above 0 and at most 60, not 0
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from companion.events import parse_event
+
+DEFAULT_DATA_DIR = Path("~/.local/share/table-companion").expanduser()
+
+
+class ConfigError(ValueError):
+    """A configuration key with a wrong name, type or value; the message names the key."""
+
+
+def _known(table: Mapping[str, Any], name: str, keys: set[str]) -> None:
+    unknown = sorted(set(table) - keys)
+    if unknown:
+        raise ConfigError(f"{name}.{unknown[0]} is not a known key (known: {', '.join(sorted(keys))})")
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """Where frames come from (``vision.sources.open_source``), and their size and rate."""
+
+    source: str = "picamera2"
+    size: tuple[int, int] = (1280, 720)
+    fps: float = 10.0
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CameraConfig:
+        _known(d, "camera", {"source", "size", "fps"})
+        source = d.get("source", cls.source)
+        if isinstance(source, bool) or not isinstance(source, (str, int)):
+            raise ConfigError(f"camera.source must be text or a webcam number, not {source!r}")
+        size = d.get("size", list(cls.size))
+        if (
+            not isinstance(size, list)
+            or len(size) != 2
+            or not all(type(v) is int and 64 <= v <= 8192 for v in size)
+        ):
+            raise ConfigError(f"camera.size must be [width, height] in pixels, not {size!r}")
+        fps = d.get("fps", cls.fps)
+        if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 60:
+            raise ConfigError(f"camera.fps must be a number above 0 and at most 60, not {fps!r}")
+        return cls(str(source), (size[0], size[1]), float(fps))
+
+    @property
+    def source_spec(self) -> str:
+        """The name ``open_source`` takes (``picamera2`` is the apt package's name for the Pi camera)."""
+        return "picamera" if self.source.lower() in ("picamera2", "picamera") else self.source
+
+
+@dataclass(frozen=True)
+class GameDefaults:
+    """The game a fresh table sets up until the referee starts another."""
+
+    variant: str = "michigan-1939"
+    players: tuple[str, ...] = ("Ann", "Bob", "Cy")
+    chips: int = 100
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> GameDefaults:
+        _known(d, "game", {"variant", "players", "chips", "options"})
+        made = cls(
+            variant=d.get("variant", cls.variant),
+            players=tuple(d.get("players", cls.players)) if isinstance(d.get("players", ()), list | tuple) else d["players"],
+            chips=d.get("chips", cls.chips),
+            options=dict(d.get("options", {})) if isinstance(d.get("options", {}), dict) else d["options"],
+        )
+        try:
+            parse_event(made.game_event())
+        except ValueError as exc:
+            raise ConfigError(f"[game]: {exc}") from None
+        return made
+
+    def game_event(self) -> dict[str, Any]:
+        event: dict[str, Any] = {"type": "game", "variant": self.variant, "players": list(self.players), "chips": self.chips}
+        if self.options:
+            event["options"] = dict(self.options)
+        return event
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole file: ``data_dir`` and the ``[camera]``, ``[zones]``, ``[board]``, ``[web]`` and ``[game]`` tables."""
+
+    data_dir: Path = DEFAULT_DATA_DIR
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    zones: dict[str, list[list[float]]] = field(default_factory=dict)
+    board: Any = None
+    """``hardware.config.BoardConfig``."""
+    web: Any = None
+    """``web.config.WebConfig``."""
+    game: GameDefaults = field(default_factory=GameDefaults)
+    path: Path | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, path: Path | None = None) -> Config:
+        from hardware.config import BoardConfig
+        from web.config import WebConfig
+
+        _known(d, "config", {"data_dir", "camera", "zones", "board", "web", "game"})
+        for name in ("camera", "zones", "board", "web", "game"):
+            if not isinstance(d.get(name, {}), dict):
+                raise ConfigError(f"[{name}] must be a table")
+        data_dir = d.get("data_dir", str(DEFAULT_DATA_DIR))
+        if not isinstance(data_dir, str) or not data_dir.strip():
+            raise ConfigError(f"data_dir must be a folder path, not {data_dir!r}")
+        zones = d.get("zones", {})
+        try:
+            from vision.zones import ZoneMap
+
+            ZoneMap.from_dict(zones)
+            board = BoardConfig.from_dict(d.get("board", {}))
+            web = WebConfig.from_dict(d.get("web", {}))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        return cls(
+            data_dir=Path(data_dir).expanduser(),
+            camera=CameraConfig.from_dict(d.get("camera", {})),
+            zones={seat: [list(map(float, p)) for p in poly] for seat, poly in zones.items()},
+            board=board,
+            web=web,
+            game=GameDefaults.from_dict(d.get("game", {})),
+            path=path,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path | None) -> Config:
+        """Read the file at ``path``; None (no file given) means every default."""
+        if path is None:
+            return cls.from_dict({})
+        p = Path(path).expanduser()
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read the config {p}: {exc.strerror}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{p} is not valid TOML: {exc}") from None
+        return cls.from_dict(data, path=p)
+
+    def save_zones(self, zones: Mapping[str, list[list[float]]]) -> None:
+        """Write the ``[zones]`` table back into the config file, keeping the rest of it as written."""
+        if self.path is None:
+            return
+        lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.exists() else []
+        out: list[str] = []
+        skipping = False
+        for line in lines:
+            stripped = line.strip()
+            if stripped.startswith("["):
+                skipping = stripped == "[zones]"
+                if skipping:
+                    continue
+            if not skipping:
+                out.append(line)
+        out.append("[zones]")
+        for seat, poly in zones.items():
+            points = ", ".join(f"[{x:.1f}, {y:.1f}]" for x, y in poly)
+            out.append(f"{_toml_key(seat)} = [{points}]")
+        self.path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def _toml_key(name: str) -> str:
+    bare = name.replace("-", "").replace("_", "").isalnum() and name.isascii()
+    return name if bare else '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'

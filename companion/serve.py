@@ -1,0 +1,324 @@
+"""``companion serve``: the whole table in one process.
+
+camera → recogniser → tracker → events → referee (stored in SQLite) → board
+and scoreboard. The camera and the GPIO pins are owned here, once. Frames are
+grabbed in one thread and recognised in another, always the newest: a frame
+that comes while the last is still being read is dropped, never queued, so the
+table never lags behind the cards. The web server runs in its own threads and
+never waits on the camera.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import cv2
+import numpy as np
+
+from companion.config import Config, ConfigError
+from companion.table import Table
+from vision.detection import Detection
+from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker
+from vision.zones import ZoneMap, draw_zones
+
+log = logging.getLogger(__name__)
+
+CAMERA_PHASES = {"run": "run", "calls": "calls", "poker": "poker", "showdown": "showdown", "claims": "claims"}
+"""Game phases in which cards laid on the table mean something, and how the tracker's mapper calls them."""
+
+
+def cards_on_table(view: dict[str, Any]) -> set[str]:
+    """Cards the referee already knows are lying face up this hand (after a restart, the tracker must not report them again)."""
+    known = {c for cards in view["run"]["played"].values() for c in cards} if view["phase"] == "run" else set()
+    if view.get("poker"):
+        known |= {c for cards in view["poker"]["shown"].values() for c in cards}
+    return known
+
+
+class TableLoop:
+    """Turns the tracker's sightings into record events for the table, and
+    keeps the board in step with the table.
+
+    A certain sighting in a seat's zone becomes a ``play`` (or a ``show``);
+    an uncertain one waits in the table's ``pending`` list for the confirm
+    button or the referee page. A refused play sounds the buzzer and shows
+    why on the scoreboard; nothing is applied until the card is taken back
+    or corrected.
+    """
+
+    def __init__(self, table: Table, *, board: Any | None = None, settle_frames: int = 15) -> None:
+        self.table = table
+        self.board = board
+        self.mapper = RecordMapper("run", settle_frames=settle_frames)
+        self.active = False
+        self.refused: dict[str, str] = {}
+        """Cards whose play was refused and that still lie on the table: code -> seat."""
+        self.applied: list[dict[str, Any]] = []
+        """Record events this loop made from camera sightings and the table accepted."""
+        self._sync_phase(table.view())
+        table.add_listener(self._on_view)
+
+    def _on_view(self, view: dict[str, Any]) -> None:
+        self._sync_phase(view)
+        if self.board is not None and view["variant"] is not None:
+            self.board.update(view)
+
+    def _sync_phase(self, view: dict[str, Any]) -> None:
+        phase = CAMERA_PHASES.get(view["phase"])
+        self.active = phase is not None
+        if phase is not None and phase != self.mapper.phase:
+            for event in self.mapper.set_phase(phase):
+                self._submit(event)
+
+    def handle(self, events: Sequence[CardSeen | CardRemoved], frame_index: int) -> None:
+        """Take the tracker's events for one frame."""
+        for e in events:
+            if isinstance(e, CardRemoved) and self.refused.pop(e.code, None) is not None:
+                self.table.clear_notice()
+            if isinstance(e, CardSeen) and e.uncertain and self.active and e.seat not in (None, "centre"):
+                action = "play" if self.mapper.phase == "run" else "show"
+                self.table.hold(action=action, player=e.seat, candidates=list(e.candidates))
+                log.info("%s laid a card the camera is unsure of (%s): waiting for confirmation", e.seat,
+                         ", ".join(f"{c} {p:.0%}" for c, p in e.candidates[:3]))
+        if not self.active:
+            return
+        for event in self.mapper.update(events, frame_index):
+            self._submit(event)
+
+    def _submit(self, event: dict[str, Any]) -> None:
+        try:
+            self.table.submit(event, announce=True)
+        except ValueError as exc:
+            log.info("refused %s: %s", event, exc)
+            if event.get("card"):
+                self.refused[event["card"]] = event.get("player", "")
+            if self.board is not None:
+                self.board.reject()
+            return
+        self.applied.append(event)
+        log.info("camera: %s", _describe(event))
+
+    def on_button(self, event: dict[str, Any]) -> None:
+        """The board's buttons: confirm the oldest uncertain read, undo, next."""
+        try:
+            if event["type"] == "confirm":
+                self.table.confirm()
+            else:
+                self.table.submit(event, announce=True)
+            log.info("button: %s", event["type"])
+        except ValueError as exc:
+            log.info("button %s refused: %s", event["type"], exc)
+            if self.board is not None:
+                self.board.reject()
+
+
+def _describe(event: dict[str, Any]) -> str:
+    if event["type"] == "play":
+        return f"{event['card']} appeared at {event['player']}'s place"
+    return f"{event['player']} laid out {' '.join(event.get('cards', []))}"
+
+
+class CameraWorker:
+    """Reads the camera and the cards, newest frame first; what the camera page sees.
+
+    Implements ``web.camera.CameraView``.
+    """
+
+    def __init__(
+        self,
+        source: Iterable[Any],
+        detect: Callable[[np.ndarray], list[Detection]],
+        tracker: Tracker,
+        zones: ZoneMap,
+        *,
+        on_events: Callable[[list[Any], int], None],
+        on_camera: Callable[[bool], None] = lambda ok: None,
+        save_zones: Callable[[dict[str, list[list[float]]]], None] = lambda zones: None,
+        lost_after_s: float = 3.0,
+    ) -> None:
+        self.source = source
+        self.detect = detect
+        self.tracker = tracker
+        self.zone_map = zones
+        self.on_events = on_events
+        self.on_camera = on_camera
+        self._save_zones = save_zones
+        self.lost_after_s = lost_after_s
+        self._lock = threading.Lock()
+        self._fresh = threading.Condition(self._lock)
+        self._latest: Any = None
+        self._shown: tuple[np.ndarray, list[Detection]] | None = None
+        self._stop = threading.Event()
+        self._last_frame_at = 0.0
+        self.frames_read = 0
+        self.frames_dropped = 0
+        self.frames_recognised = 0
+        self._threads = [
+            threading.Thread(target=self._grab, name="camera-grab", daemon=True),
+            threading.Thread(target=self._recognise, name="camera-recognise", daemon=True),
+        ]
+
+    def start(self) -> CameraWorker:
+        for t in self._threads:
+            t.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._fresh:
+            self._fresh.notify_all()
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+        for t in self._threads:
+            t.join(timeout=5)
+
+    def _grab(self) -> None:
+        try:
+            for frame in self.source:
+                if self._stop.is_set():
+                    return
+                with self._fresh:
+                    if self._latest is not None:
+                        self.frames_dropped += 1
+                    self._latest = frame
+                    self.frames_read += 1
+                    self._fresh.notify()
+        except Exception:
+            log.exception("the camera stopped")
+        finally:
+            log.info("the camera source has ended")
+
+    def _recognise(self) -> None:
+        camera_ok = None
+        while not self._stop.is_set():
+            with self._fresh:
+                self._fresh.wait_for(lambda: self._latest is not None or self._stop.is_set(), timeout=1.0)
+                frame, self._latest = self._latest, None
+            ok = frame is not None or time.monotonic() - self._last_frame_at < self.lost_after_s
+            if ok != camera_ok:
+                camera_ok = ok
+                log.info("the camera %s the table", "sees" if ok else "has lost")
+                self.on_camera(ok)
+            if frame is None:
+                continue
+            self._last_frame_at = time.monotonic()
+            try:
+                detections = self.detect(frame.image)
+            except ValueError as exc:
+                log.warning("frame %d skipped: %s", frame.index, exc)
+                continue
+            with self._lock:
+                zone_map = self.zone_map
+                self._shown = (frame.image, detections)
+            events = self.tracker.update(detections, zone_map=zone_map, frame_index=frame.index)
+            self.frames_recognised += 1
+            if events:
+                self.on_events(events, frame.index)
+
+    # ----------------------------------------------------- web.camera.CameraView
+
+    def latest_jpeg(self) -> bytes | None:
+        with self._lock:
+            shown, zone_map = self._shown, self.zone_map
+        if shown is None:
+            return None
+        from vision.recognizer import Recognizer
+
+        image = Recognizer.annotate(shown[0], shown[1])
+        image = draw_zones(image, zone_map)
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return data.tobytes() if ok else None
+
+    def frame_size(self) -> tuple[int, int] | None:
+        with self._lock:
+            return None if self._shown is None else (self._shown[0].shape[1], self._shown[0].shape[0])
+
+    def detections(self) -> Sequence[Detection]:
+        with self._lock:
+            return [] if self._shown is None else list(self._shown[1])
+
+    def zones(self) -> dict[str, list[list[float]]]:
+        with self._lock:
+            return self.zone_map.to_dict()
+
+    def set_zones(self, zones: dict[str, list[list[float]]]) -> None:
+        zone_map = ZoneMap.from_dict(zones)
+        with self._lock:
+            self.zone_map = zone_map
+        self._save_zones(zone_map.to_dict())
+        log.info("seat zones saved: %s", ", ".join(zone_map.seats))
+
+
+def open_table(config: Config) -> Table:
+    """The stored game of this table, or a fresh one of the config's ``[game]``."""
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    table = Table.open(config.data_dir / "game.sqlite")
+    if not len(table.store):
+        table.start(config.game.game_event())
+        log.info("a new game: %s", ", ".join(config.game.players))
+    else:
+        view = table.view()
+        log.info("resuming the stored game: %s, hand %d, %s", view["variant"], view["hands"], view["phase"])
+    return table
+
+
+def default_zones(config: Config, table: Table) -> ZoneMap:
+    """The config's zones, or seats spread round the picture in seating order."""
+    if config.zones:
+        return ZoneMap.from_dict(config.zones)
+    players = [p["name"] for p in table.view()["players"]] or list(config.game.players)
+    return ZoneMap.around_table(players, config.camera.size)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="the TOML config (default: every default; see deploy/config.example.toml)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hardware.board import Board, close_on_sigterm
+    from vision.recognizer import Recognizer
+    from vision.sources import open_source
+    from web.app import create_app
+    from web.cli import serve
+
+    try:
+        config = Config.load(args.config)
+        table = open_table(config)
+        source = open_source(config.camera.source_spec, size=config.camera.size, fps=config.camera.fps)
+    except (ConfigError, OSError, ValueError, RuntimeError) as exc:
+        log.error("%s", exc)
+        return 2
+    cv2.setNumThreads(1)
+    tracker = Tracker(known_cards=cards_on_table(table.view()))
+    loop: TableLoop
+    with Board(config.board, on_event=lambda e: loop.on_button(e)) as board:
+        restore = close_on_sigterm(board)
+        loop = TableLoop(table, board=board)
+        if table.view()["variant"]:
+            board.update(table.view())
+        camera = CameraWorker(
+            source,
+            Recognizer().detect,
+            tracker,
+            default_zones(config, table),
+            on_events=loop.handle,
+            on_camera=board.camera_ok,
+            save_zones=config.save_zones,
+        ).start()
+        app = create_app(table, config=config.web, camera=camera, data_dir=config.data_dir)
+        if app.config["PIN_GENERATED"]:
+            log.warning("referee PIN for this run: %s", app.config["REFEREE_PIN"])
+        log.info("scoreboard at http://%s:%d/", config.web.host, config.web.port)
+        try:
+            serve(app, config.web)
+        finally:
+            camera.stop()
+            restore()
+            table.close()
+    return 0
