@@ -66,7 +66,7 @@ class RejectBuzzer:
                 steps = [(t, self._action(self._device.on if on else self._device.off)) for t, on in BEEPS]
             else:
                 steps = [(t, self._action(self._note(n))) for t, n in NOTES]
-            self._job = Steps(self._scheduler, steps)
+            self._job = Steps(self._scheduler, steps, lock=self._lock)
 
     def _note(self, note: str | None) -> Callable[[], None]:
         device = self._device

@@ -136,7 +136,7 @@ class SectionLEDs:
             led = self._leds[index]
             steps = [(k * FRAME_S, self._setter(led, level)) for k, level in enumerate(pulse_frames())]
             steps.append((len(steps) * FRAME_S, lambda: self._settle(index)))
-            self._pulses[index] = Steps(self._scheduler, steps)
+            self._pulses[index] = Steps(self._scheduler, steps, lock=self._lock)
 
     def _setter(self, led: PWMLED, level: float):
         def action() -> None:

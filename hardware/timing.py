@@ -26,9 +26,10 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import contextlib
 import threading
 import time
-from typing import Callable, Iterable, Protocol
+from typing import Callable, ContextManager, Iterable, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -179,10 +180,16 @@ class Steps:
 
     Each step is scheduled only when the previous one has run, so cancelling
     leaves nothing behind on the scheduler. Offsets must not decrease.
+
+    *lock* is the owning device's lock (re-entrant): each step is checked and
+    run while holding it, so a chain cancelled under that lock never runs
+    another step, even one already handed to the clock thread.
     """
 
-    def __init__(self, scheduler: Scheduler, steps: Iterable[tuple[float, Action]]) -> None:
+    def __init__(self, scheduler: Scheduler, steps: Iterable[tuple[float, Action]], *,
+                 lock: ContextManager | None = None) -> None:
         self._scheduler = scheduler
+        self._lock: ContextManager = contextlib.nullcontext() if lock is None else lock
         self._steps = list(steps)
         if any(b[0] < a[0] for a, b in zip(self._steps, self._steps[1:])):
             raise ValueError("step offsets must not decrease")
@@ -205,14 +212,17 @@ class Steps:
 
     def _schedule_next(self) -> None:
         """Run every step already due (in this thread), then book the next one."""
-        while not self.done:
-            offset, action = self._steps[self._index]
-            delay = self._start + offset - self._scheduler.now()
-            if delay > 1e-9:
-                self._timer = self._scheduler.call_later(delay, self._fire)
-                return
-            self._index += 1
-            action()
+        while True:
+            with self._lock:
+                if self.done:
+                    return
+                offset, action = self._steps[self._index]
+                delay = self._start + offset - self._scheduler.now()
+                if delay > 1e-9:
+                    self._timer = self._scheduler.call_later(delay, self._fire)
+                    return
+                self._index += 1
+                action()
 
     def _fire(self) -> None:
         self._timer = None

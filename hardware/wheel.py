@@ -80,7 +80,7 @@ class Wheel:
         self._target = initial_angle
         self._job: Steps | None = None
         if initial_angle is not None:
-            self._job = Steps(scheduler, [(settle_s + 1.0, self._detach)])  # a first move may be a long one
+            self._job = Steps(scheduler, [(settle_s + 1.0, self._detach)], lock=self._lock)  # a first move may be a long one
 
     @property
     def angle(self) -> float | None:
@@ -126,11 +126,11 @@ class Wheel:
                 path = step_angles(self._angle, angle, speed=self._speed)
             if not path:
                 if self.attached:  # already there: restart the settle countdown only
-                    self._job = Steps(self._scheduler, [(self._settle, self._detach)])
+                    self._job = Steps(self._scheduler, [(self._settle, self._detach)], lock=self._lock)
                 return 0.0
             steps = [(k * STEP_S, self._stepper(a)) for k, a in enumerate(path)]
             steps.append(((len(path) - 1) * STEP_S + self._settle, self._detach))
-            self._job = Steps(self._scheduler, steps)
+            self._job = Steps(self._scheduler, steps, lock=self._lock)
             return round((len(path) - 1) * STEP_S, 4)
 
     def _stepper(self, angle: float):

@@ -8,6 +8,7 @@ import logging
 import math
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -503,3 +504,16 @@ def test_docstring_examples(module):
     """The modules' examples run here too, since `make test` collects only tests/."""
     result = doctest.testmod(importlib.import_module(f"hardware.{module}"))
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_chain_cancelled_under_its_lock_runs_no_further_step_even_one_already_due():
+    clock, lock, seen = ThreadScheduler(), threading.RLock(), []
+    try:
+        with lock:
+            job = Steps(clock, [(0.01, lambda: seen.append("stale"))], lock=lock)
+            time.sleep(0.1)   # the clock thread has picked the step up and waits for the lock
+            job.cancel()
+        time.sleep(0.05)
+        assert seen == [] and job.done
+    finally:
+        clock.close()
