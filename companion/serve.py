@@ -60,6 +60,8 @@ class TableLoop:
         """Cards whose play was refused and that still lie on the table: code -> seat."""
         self.applied: list[dict[str, Any]] = []
         """Record events this loop made from camera sightings and the table accepted."""
+        self.refused_events: list[dict[str, Any]] = []
+        """Those the table refused."""
         self._sync_phase(table.view())
         table.add_listener(self._on_view)
 
@@ -95,6 +97,7 @@ class TableLoop:
             self.table.submit(event, announce=True)
         except ValueError as exc:
             log.info("refused %s: %s", event, exc)
+            self.refused_events.append(event)
             if event.get("card"):
                 self.refused[event["card"]] = event.get("player", "")
             if self.board is not None:
@@ -123,10 +126,58 @@ def _describe(event: dict[str, Any]) -> str:
     return f"{event['player']} laid out {' '.join(event.get('cards', []))}"
 
 
-class CameraWorker:
-    """Reads the camera and the cards, newest frame first; what the camera page sees.
+class LatestFrame:
+    """The newest recognised frame, as the camera page sees it (``web.camera.CameraView``)."""
 
-    Implements ``web.camera.CameraView``.
+    def __init__(self, zones: ZoneMap, *, save_zones: Callable[[dict[str, list[list[float]]]], None] = lambda z: None) -> None:
+        self._lock = threading.Lock()
+        self.zone_map = zones
+        self._save_zones = save_zones
+        self._shown: tuple[np.ndarray, list[Detection]] | None = None
+
+    def show(self, image: np.ndarray, detections: list[Detection]) -> ZoneMap:
+        """Keep this frame for the camera page; returns the zones to assign its cards with."""
+        with self._lock:
+            self._shown = (image, detections)
+            return self.zone_map
+
+    def latest_jpeg(self) -> bytes | None:
+        with self._lock:
+            shown, zone_map = self._shown, self.zone_map
+        if shown is None:
+            return None
+        from vision.recognizer import Recognizer
+
+        image = draw_zones(Recognizer.annotate(shown[0], shown[1]), zone_map)
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return data.tobytes() if ok else None
+
+    def frame_size(self) -> tuple[int, int] | None:
+        with self._lock:
+            return None if self._shown is None else (self._shown[0].shape[1], self._shown[0].shape[0])
+
+    def detections(self) -> Sequence[Detection]:
+        with self._lock:
+            return [] if self._shown is None else list(self._shown[1])
+
+    def zones(self) -> dict[str, list[list[float]]]:
+        with self._lock:
+            return self.zone_map.to_dict()
+
+    def set_zones(self, zones: dict[str, list[list[float]]]) -> None:
+        zone_map = ZoneMap.from_dict(zones)
+        with self._lock:
+            self.zone_map = zone_map
+        self._save_zones(zone_map.to_dict())
+        log.info("seat zones saved: %s", ", ".join(zone_map.seats))
+
+
+class CameraWorker:
+    """Reads the camera and the cards, newest frame first.
+
+    One thread grabs frames, another recognises the newest; a frame that
+    arrives while the last is still being read replaces it (counted in
+    ``frames_dropped``), so the table never lags behind the cards.
     """
 
     def __init__(
@@ -134,25 +185,21 @@ class CameraWorker:
         source: Iterable[Any],
         detect: Callable[[np.ndarray], list[Detection]],
         tracker: Tracker,
-        zones: ZoneMap,
+        view: LatestFrame,
         *,
         on_events: Callable[[list[Any], int], None],
         on_camera: Callable[[bool], None] = lambda ok: None,
-        save_zones: Callable[[dict[str, list[list[float]]]], None] = lambda zones: None,
         lost_after_s: float = 3.0,
     ) -> None:
         self.source = source
         self.detect = detect
         self.tracker = tracker
-        self.zone_map = zones
+        self.view = view
         self.on_events = on_events
         self.on_camera = on_camera
-        self._save_zones = save_zones
         self.lost_after_s = lost_after_s
-        self._lock = threading.Lock()
-        self._fresh = threading.Condition(self._lock)
+        self._fresh = threading.Condition()
         self._latest: Any = None
-        self._shown: tuple[np.ndarray, list[Detection]] | None = None
         self._stop = threading.Event()
         self._last_frame_at = 0.0
         self.frames_read = 0
@@ -213,46 +260,11 @@ class CameraWorker:
             except ValueError as exc:
                 log.warning("frame %d skipped: %s", frame.index, exc)
                 continue
-            with self._lock:
-                zone_map = self.zone_map
-                self._shown = (frame.image, detections)
+            zone_map = self.view.show(frame.image, detections)
             events = self.tracker.update(detections, zone_map=zone_map, frame_index=frame.index)
             self.frames_recognised += 1
             if events:
                 self.on_events(events, frame.index)
-
-    # ----------------------------------------------------- web.camera.CameraView
-
-    def latest_jpeg(self) -> bytes | None:
-        with self._lock:
-            shown, zone_map = self._shown, self.zone_map
-        if shown is None:
-            return None
-        from vision.recognizer import Recognizer
-
-        image = Recognizer.annotate(shown[0], shown[1])
-        image = draw_zones(image, zone_map)
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return data.tobytes() if ok else None
-
-    def frame_size(self) -> tuple[int, int] | None:
-        with self._lock:
-            return None if self._shown is None else (self._shown[0].shape[1], self._shown[0].shape[0])
-
-    def detections(self) -> Sequence[Detection]:
-        with self._lock:
-            return [] if self._shown is None else list(self._shown[1])
-
-    def zones(self) -> dict[str, list[list[float]]]:
-        with self._lock:
-            return self.zone_map.to_dict()
-
-    def set_zones(self, zones: dict[str, list[list[float]]]) -> None:
-        zone_map = ZoneMap.from_dict(zones)
-        with self._lock:
-            self.zone_map = zone_map
-        self._save_zones(zone_map.to_dict())
-        log.info("seat zones saved: %s", ", ".join(zone_map.seats))
 
 
 def open_table(config: Config) -> Table:
@@ -302,16 +314,11 @@ def run(args: argparse.Namespace) -> int:
         loop = TableLoop(table, board=board)
         if table.view()["variant"]:
             board.update(table.view())
+        view = LatestFrame(default_zones(config, table), save_zones=config.save_zones)
         camera = CameraWorker(
-            source,
-            Recognizer().detect,
-            tracker,
-            default_zones(config, table),
-            on_events=loop.handle,
-            on_camera=board.camera_ok,
-            save_zones=config.save_zones,
+            source, Recognizer().detect, tracker, view, on_events=loop.handle, on_camera=board.camera_ok
         ).start()
-        app = create_app(table, config=config.web, camera=camera, data_dir=config.data_dir)
+        app = create_app(table, config=config.web, camera=view, data_dir=config.data_dir)
         if app.config["PIN_GENERATED"]:
             log.warning("referee PIN for this run: %s", app.config["REFEREE_PIN"])
         log.info("scoreboard at http://%s:%d/", config.web.host, config.web.port)

@@ -1,0 +1,293 @@
+"""``companion demo``: a whole table on any machine, no camera, no Pi.
+
+A simulated game (real shuffled hands, legal plays) is drawn frame by frame
+as an overhead view of a table: each card of the run slides into its
+player's zone under a hand, overlapping the cards before it, with some
+camera noise. Every frame goes through the REAL recogniser and tracker, and
+what they report goes to the referee (stored, as in ``serve``), the mock
+board and the scoreboard. What a camera cannot see (the deal, the widow,
+bets, shows) is entered as a referee would on the tablet.
+
+The demo plays a careful referee too: when the camera is unsure of a card it
+confirms the true one (as the confirm button would), when it misses one it
+enters it by hand, and when it misreads one it undoes that and enters the
+right card. At the end it prints how the vision did against the truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import random
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion.serve import LatestFrame, TableLoop
+from companion.simulate import SimulatedTable
+from companion.table import Table
+from vision.detection import Detection
+from vision.render import PlacedCard, draw_hand, render_scene, table_background
+from vision.tracker import CardSeen, Tracker
+from vision.zones import ZoneMap
+
+log = logging.getLogger(__name__)
+
+PLAYERS = ("Ann", "Bob", "Cy", "Dee")
+
+
+@dataclass
+class VisionScore:
+    """The camera's plays against the simulation's truth."""
+
+    plays: int = 0
+    """Cards played in the simulation (each one a chance for the camera)."""
+    read_right: int = 0
+    """Camera plays that were the right card at the right seat."""
+    read_wrong: int = 0
+    """Camera plays that were not (misreads, a card reported twice, a card at the wrong seat)."""
+    uncertain: int = 0
+    """Cards the camera was unsure of and the referee confirmed."""
+    missed: int = 0
+    """Cards the referee had to enter by hand."""
+    frames: int = 0
+    seconds: float = 0.0
+    wrong: list[str] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        reported = self.read_right + self.read_wrong
+        return self.read_right / reported if reported else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.read_right / self.plays if self.plays else 1.0
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds else 0.0
+
+
+class DemoTable:
+    """Draws the simulated game for the camera and referees what the camera misses."""
+
+    def __init__(
+        self,
+        table: Table,
+        *,
+        variant: str = "michigan-1939",
+        players: tuple[str, ...] = PLAYERS,
+        seed: int = 0,
+        size: tuple[int, int] = (1280, 720),
+        fps: float = 10.0,
+        speed: float = 1.0,
+        board: Any | None = None,
+        detect: Any = None,
+        hold_frames: int = 8,
+    ) -> None:
+        from vision.recognizer import Recognizer
+
+        self.table = table
+        self.sim = SimulatedTable(variant, players, seed=seed)
+        self.rng = random.Random(seed)
+        self.size = size
+        self.frame_time = 0.0 if speed <= 0 else 1.0 / (fps * speed)
+        self.hold_frames = hold_frames
+        self.zones = ZoneMap.around_table(list(players), size)
+        self.view = LatestFrame(self.zones)
+        self.detect = detect or Recognizer().detect
+        self.tracker = Tracker(self.zones)
+        self.loop = TableLoop(table, board=board)
+        self.background = table_background(size, style="wood", seed=seed)
+        self.cards: list[PlacedCard] = []
+        self.score = VisionScore()
+        self._frame_index = 0
+        self._stop = threading.Event()
+
+    # --------------------------------------------------------------- layout
+
+    def _seat_geometry(self, player: str) -> tuple[np.ndarray, np.ndarray, float]:
+        """Where ``player``'s row of cards starts, its direction, and the card angle facing him."""
+        players = self.sim.players
+        w, h = self.size
+        step = 2 * math.pi / len(players)
+        theta = math.pi / 2 + players.index(player) * step  # the seat's direction from the centre, on screen
+        reach = min(w, h) * 0.34 / max(abs(math.sin(theta)), 1e-6)
+        reach = min(reach, w * 0.36 / max(abs(math.cos(theta)), 1e-6))
+        anchor = np.array([w / 2 + math.cos(theta) * reach, h / 2 + math.sin(theta) * reach])
+        along = np.array([math.sin(theta), -math.cos(theta)])  # each card to the right of the last, as he sees it
+        return anchor, along, math.degrees(theta) - 90.0
+
+    def _spot(self, player: str, k: int, width: float) -> tuple[tuple[float, float], float]:
+        anchor, along, angle = self._seat_geometry(player)
+        row, col = divmod(k, 9)
+        towards_centre = -np.array([math.cos(math.radians(angle + 90)), math.sin(math.radians(angle + 90))])
+        pos = anchor + along * (col - 4) * width * 0.55 + towards_centre * row * width * 0.9
+        jitter = self.rng.uniform(-6, 6)
+        return (float(pos[0]), float(pos[1])), angle + jitter
+
+    # ---------------------------------------------------------------- frames
+
+    def _frame(self, hand_at: tuple[float, float] | None = None) -> None:
+        started = time.perf_counter()
+        image, _ = render_scene(self.cards, size=self.size, background=self.background, seed=self._frame_index, noise=4.0)
+        if hand_at is not None:
+            draw_hand(image, at=hand_at, size=min(self.size) * 0.3)
+        detections: list[Detection] = self.detect(image)
+        zone_map = self.view.show(image, detections)
+        events = self.tracker.update(detections, zone_map=zone_map, frame_index=self._frame_index)
+        self._count(events)
+        self.loop.handle(events, self._frame_index)
+        self._frame_index += 1
+        self.score.frames += 1
+        spent = time.perf_counter() - started
+        self.score.seconds += spent
+        if self.frame_time > spent:
+            self._stop.wait(self.frame_time - spent)
+
+    def _count(self, events: list[Any]) -> None:
+        for e in events:
+            if isinstance(e, CardSeen) and e.uncertain:
+                self.score.uncertain += 1
+
+    def _lay(self, player: str, code: str) -> None:
+        """Slide ``code`` into ``player``'s zone under a hand, then let it lie."""
+        width = self.size[0] / 15
+        k = len(self.table.view()["run"]["played"].get(player, []))
+        (x, y), angle = self._spot(player, k, width)
+        start = np.array([self.size[0] / 2, self.size[1] / 2])
+        end = np.array([x, y])
+        for t in (0.35, 0.7):
+            at = start + (end - start) * t
+            self.cards.append(PlacedCard(code, (float(at[0]), float(at[1])), angle, width))
+            self._frame(hand_at=(float(at[0]), float(at[1]) + width))
+            self.cards.pop()
+        self.cards.append(PlacedCard(code, (x, y), angle, width))
+        for _ in range(self.hold_frames):
+            self._frame()
+
+    def _clear_table(self) -> None:
+        self.cards = []
+        for _ in range(self.tracker.remove_frames + 2):
+            self._frame()
+
+    # ------------------------------------------------------------- the game
+
+    def _referee_play(self, event: dict[str, Any], applied_before: int, refused_before: int) -> None:
+        """Make sure the table has this play, as a careful referee would."""
+        camera = self.loop.applied[applied_before:]
+        refused = self.loop.refused_events[refused_before:]
+        right = [e for e in camera if e == event]
+        wrong = [e for e in camera + refused if e != event]
+        self.score.read_right += len(right)
+        self.score.read_wrong += len(wrong)
+        self.score.wrong += [f"{e.get('card')}@{e.get('player')} for {event['card']}@{event['player']}" for e in wrong]
+        if right and len(camera) == 1:
+            return
+        for _ in camera:  # a misread was applied: take the camera's plays back and enter the right one
+            self.table.submit({"type": "undo"})
+        pending = self.table.view()["pending"]
+        if pending:
+            self.table.confirm(pending[-1]["id"], event["card"])
+            for p in self.table.view()["pending"]:
+                self.table.dismiss(p["id"])
+            return
+        self.score.missed += 1
+        self.table.submit(event)
+
+    def play(self, hands: int) -> VisionScore:
+        """Play ``hands`` hands; the table's final balances equal the simulation's."""
+        events = self.sim.play(hands=hands)
+        first = next(events)
+        if self.table.view()["variant"] is None:
+            self.table.start(first)
+        for event in events:
+            if self._stop.is_set():
+                break
+            if event["type"] == "deal" and self.cards:
+                self._clear_table()
+            if event["type"] != "play":
+                self.table.submit(event)
+                continue
+            self.score.plays += 1
+            before = (len(self.loop.applied), len(self.loop.refused_events))
+            self._lay(event["player"], event["card"])
+            self._referee_play(event, *before)
+        return self.score
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hands", type=int, default=3, help="hands to play (default 3)")
+    parser.add_argument("--variant", default="michigan-1939", choices=["michigan-1939", "bonanza", "tripoley"])
+    parser.add_argument("--speed", type=float, default=1.0, help="1 = a watchable pace, 4 = four times faster, 0 = as fast as possible")
+    parser.add_argument("--seed", type=int, default=None, help="the shuffle (default: a new one each time)")
+    parser.add_argument("--no-serve", action="store_true", help="do not serve the scoreboard; exit when the game ends")
+    parser.add_argument("--port", type=int, default=8080, help="scoreboard port (default 8080)")
+    parser.add_argument("--pin", default="2468", help="referee PIN for the demo's pages (default 2468)")
+    parser.add_argument("--data", type=Path, default=None, help="folder for the demo's game store (default: a temporary one)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hardware.board import Board
+    from hardware.config import BoardConfig
+    from hardware.pins import mock_factory
+
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    data = args.data or Path(tempfile.mkdtemp(prefix="companion-demo-"))
+    table = Table.open(data / "demo.sqlite")
+    demo: DemoTable
+    with Board(BoardConfig(), on_event=lambda e: demo.loop.on_button(e), pin_factory=mock_factory()) as board:
+        demo = DemoTable(table, variant=args.variant, seed=seed, speed=args.speed, board=board)
+        server = None if args.no_serve else _serve(table, demo.view, args, data)
+        print(f"Playing {args.hands} hand(s) of {args.variant}, shuffle {seed}, store {data / 'demo.sqlite'}", flush=True)
+        try:
+            score = demo.play(args.hands)
+        except KeyboardInterrupt:
+            demo.stop()
+            score = demo.score
+        _report(table, demo, score)
+        if server is not None:
+            print("The game is over; the scoreboard stays up. Press Ctrl-C to stop.", flush=True)
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                pass
+            server.close()
+    table.close()
+    return 0 if table.view()["balances"] == demo.sim.game.balances else 1
+
+
+def _serve(table: Table, camera: LatestFrame, args: argparse.Namespace, data: Path) -> Any:
+    from waitress import create_server
+
+    from web.app import create_app
+    from web.config import WebConfig
+
+    config = WebConfig(host="127.0.0.1", port=args.port, pin=args.pin)
+    app = create_app(table, config=config, camera=camera, data_dir=data)
+    server = create_server(app, host=config.host, port=config.port, threads=16, ident="table-companion")
+    threading.Thread(target=server.run, name="web", daemon=True).start()
+    print(f"Scoreboard: http://{config.host}:{config.port}/   referee: /referee (PIN {args.pin})   camera: /camera", flush=True)
+    return server
+
+
+def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
+    view = table.view()
+    truth = demo.sim.game.balances
+    print(f"Final balances: {view['balances']}  (simulation: {truth}, {'equal' if view['balances'] == truth else 'DIFFERENT'})")
+    print(
+        f"Vision: {score.plays} cards played; camera read {score.read_right} right, {score.read_wrong} wrong, "
+        f"{score.uncertain} unsure, {score.missed} entered by hand; "
+        f"precision {score.precision:.3f}, recall {score.recall:.3f}; {score.fps:.1f} frames/s over {score.frames} frames"
+    )
+    for line in score.wrong[:10]:
+        print(f"  misread: {line}")
