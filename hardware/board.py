@@ -58,7 +58,7 @@ class Display:
     table, or None to leave the wheel where it is.
     """
 
-    variant: str
+    variant: str | None
     chips: tuple[int, ...]
     pulse: tuple[int, ...]
     face: str | None
@@ -78,6 +78,8 @@ class Display:
         Display(variant='bonanza', chips=(3, 3, 3, 3, 3, 3, 3, 3, 3, 3), pulse=(), face='sequence')
         >>> Display.from_view(dict(view, out="Bob")).face
         'centre'
+        >>> Display.from_view({"variant": None})  # the table's view before any game
+        Display(variant=None, chips=(), pulse=(), face=None)
         >>> Display.from_view(dict(view, variant="canasta"))
         Traceback (most recent call last):
         ...
@@ -86,6 +88,8 @@ class Display:
         if not isinstance(view, Mapping):
             raise ViewError(f"view: expected a dict, got {type(view).__name__}")
         variant = view.get("variant")
+        if variant is None:
+            return cls(variant=None, chips=(), pulse=(), face=None)  # no game yet: a dark board
         if variant not in VARIANT_SECTIONS:
             raise ViewError(f"view.variant: unknown variant {variant!r} (known: {', '.join(VARIANT_SECTIONS)})")
         order = VARIANT_SECTIONS[variant]
@@ -171,7 +175,7 @@ class Board:
         self._last: Display | None = None
         self._closed = False
         self._parts: list[Any] = []
-        self._warned: set[str] = set()
+        self._warned: set[str | None] = set()
         f = self.pin_factory
         try:
             self.leds = self._part(SectionLEDs(config.led_pins, full_chips=config.full_chips,
@@ -226,7 +230,7 @@ class Board:
             self.leds.show(display.chips)
             for i in display.pulse:
                 self.leds.pulse(i)
-            if display.face is not None:
+            if display.face is not None and display.variant is not None:
                 self.wheel.turn_to(self.config.angle(display.variant, display.face))
         return display
 

@@ -517,3 +517,34 @@ def test_a_chain_cancelled_under_its_lock_runs_no_further_step_even_one_already_
         assert seen == [] and job.done
     finally:
         clock.close()
+
+
+def test_no_game_yet_is_a_dark_board_and_the_wheel_stays(rig):
+    board, factory, clock, _ = rig
+    board.update(view(chips={"AH": 9}))
+    before = board.wheel.angle
+    board.update({"variant": None, "phase": "none", "sections": [], "won": [], "out": None, "call": None})
+    clock.advance(2)
+    assert led_states(factory) == [0.0] * 10 and board.wheel.angle == before
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANT_SECTIONS))
+def test_simulated_games_from_the_rules_engine_drive_the_board(variant):
+    """Every view of real simulated hands is accepted; lamps follow the chips, the wheel what was won."""
+    simulate = pytest.importorskip("companion.simulate")
+    table = simulate.SimulatedTable(variant, ["Ann", "Bob", "Cy"], seed=7)
+    factory, clock = mock_factory(), ManualScheduler()
+    moves = 0
+    with Board(CFG, on_event=print, pin_factory=factory, scheduler=clock) as board:
+        for _ in table.play(hands=2):
+            v = table.game.view()
+            shown = board.update(v)
+            clock.advance(1.5)    # past every pulse and move
+            assert led_states(factory)[:len(v["sections"])] == [brightness(s["chips"], CFG.full_chips)
+                                                                 for s in v["sections"]]
+            if shown.face is not None:
+                moves += 1
+                assert board.wheel.angle == pytest.approx(CFG.angle(variant, shown.face))
+            if v["out"]:
+                assert shown.face == CENTRE_SECTION[variant]
+    assert moves > 0
