@@ -54,7 +54,10 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> Card:
         """Read a card from the forms players type: ``QS``, ``10H``, ``q♠``, ``jk``."""
-        card = _CANONICAL.get(text)  # type: ignore[arg-type]
+        try:
+            card = _CANONICAL.get(text)  # type: ignore[arg-type]
+        except TypeError:  # unhashable (a JSON list or object): not a card either
+            card = None
         if card is not None:
             return card
         if not isinstance(text, str):
