@@ -207,6 +207,7 @@ class Game:
         s.won, s.out = [], None
         if s.phase in ("claims", "calls", "poker") and isinstance(ev, Play):
             snapshot = s.copy()
+            snapshot.won, snapshot.out = before
             try:
                 while s.phase in ("claims", "calls", "poker"):
                     self._close_phase(s)
