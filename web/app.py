@@ -1,0 +1,519 @@
+"""The Flask app: the scoreboard, the referee and camera pages, and their JSON API.
+
+One app serves one ``Table``. Reads (``/``, ``/api/state``, ``/api/events``)
+are open to the local network; everything that changes the game, and the
+camera, sits behind the referee PIN, a session that expires, and a CSRF token
+(a hidden field in forms, the ``X-CSRF-Token`` header for the API). A request
+the app refuses changes nothing and says why, as JSON ``{"error": ...}``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+import json
+import logging
+import os
+import queue
+import secrets
+import threading
+import time
+from collections import defaultdict, deque
+from functools import wraps
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from flask import (
+    Flask, Response, abort, g, jsonify, make_response, redirect, render_template, request, session, stream_with_context,
+    url_for,
+)
+from werkzeug.exceptions import HTTPException
+
+from web.camera import CameraView, ZoneError, validate_zones
+from web.config import WebConfig
+from web.events import EventError, check_event
+from web.i18n import LANGUAGES, Catalog, negotiate
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 2 * 1024 * 1024  # an imported record; a real game is a few tens of kilobytes
+MAX_EVENT_BODY = 16 * 1024
+LOGIN_TRIES = 5
+LOGIN_WINDOW_S = 60.0
+SECRET_FILE = "web-secret-key"
+
+
+class StreamHub:
+    """Keeps the server-sent-event streams stoppable, so a server can shut down cleanly."""
+
+    def __init__(self, *, heartbeat_s: float, max_stream_s: float) -> None:
+        self.heartbeat_s = heartbeat_s
+        self.max_stream_s = max_stream_s
+        self.stopping = threading.Event()
+
+    def stop(self) -> None:
+        """End every open stream within a heartbeat (browsers reconnect by themselves)."""
+        self.stopping.set()
+
+
+class LoginLimiter:
+    """Counts wrong PINs per client: ``tries`` in ``window_s`` seconds, then 429 until the window clears."""
+
+    def __init__(self, *, tries: int = LOGIN_TRIES, window_s: float = LOGIN_WINDOW_S) -> None:
+        self.tries, self.window_s = tries, window_s
+        self._failures: dict[str, deque[float]] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    def retry_after(self, client: str) -> int:
+        """Seconds until ``client`` may try again; 0 when it may try now."""
+        now = time.monotonic()
+        with self._lock:
+            fails = self._failures[client]
+            while fails and now - fails[0] > self.window_s:
+                fails.popleft()
+            if len(fails) < self.tries:
+                return 0
+            return max(1, int(self.window_s - (now - fails[0])) + 1)
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            self._failures[client].append(time.monotonic())
+
+    def succeeded(self, client: str) -> None:
+        with self._lock:
+            self._failures.pop(client, None)
+
+
+def create_app(
+    table: Any,
+    *,
+    config: WebConfig,
+    camera: CameraView | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    heartbeat_s: float = 15.0,
+    max_stream_s: float = 600.0,
+) -> Flask:
+    """Build the app for ``table`` (a ``companion.table.Table``).
+
+    ``data_dir`` keeps the generated session key (so a restart does not log the
+    referee out) and a copy of any game that an import or a new game replaces.
+    A stream ends after ``max_stream_s`` and the browser reconnects, so no
+    forgotten tablet holds a server thread for ever.
+    """
+    app = Flask(__name__)
+    data_path = Path(data_dir) if data_dir is not None else None
+    pin = config.pin or _generated_pin()
+    app.config.update(
+        SECRET_KEY=config.secret_key or _secret_key(data_path),
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        PERMANENT_SESSION_LIFETIME=dt.timedelta(hours=config.session_hours),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_NAME="companion_session",
+        JSON_SORT_KEYS=False,
+        REFEREE_PIN=pin,
+        PIN_GENERATED=config.pin is None,
+    )
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+    hub = StreamHub(heartbeat_s=heartbeat_s, max_stream_s=max_stream_s)
+    limiter = LoginLimiter()
+    app.extensions["companion"] = {"table": table, "camera": camera, "hub": hub, "limiter": limiter}
+    if config.pin is None:
+        log.warning("no referee PIN configured; the PIN for this run is %s", pin)
+    session_s = config.session_hours * 3600
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    def catalog() -> Catalog:
+        if "catalog" not in g:
+            chosen = request.cookies.get("lang")
+            g.catalog = Catalog.load(chosen if chosen in LANGUAGES else negotiate(request.headers.get("Accept-Language")))
+        return g.catalog
+
+    def csrf_token() -> str:
+        if "csrf" not in session:
+            session["csrf"] = secrets.token_urlsafe(32)
+        return session["csrf"]
+
+    def signed_in() -> bool:
+        at = session.get("referee_at")
+        return isinstance(at, (int, float)) and 0 <= time.time() - at < session_s
+
+    def csrf_ok(sent: str | None) -> bool:
+        token = session.get("csrf")
+        return bool(token and sent and hmac.compare_digest(str(sent), token))
+
+    def api_error(status: int, message: str, **extra: Any) -> Response:
+        response = jsonify(error=message, **extra)
+        response.status_code = status
+        return response
+
+    def referee_api(fn: Callable[..., Response]) -> Callable[..., Response]:
+        """PIN session for every referee call; the CSRF header as well for those that change things."""
+
+        @wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Response:
+            if not signed_in():
+                return api_error(401, "enter the referee PIN first (your session may have expired)")
+            if request.method == "POST" and not csrf_ok(request.headers.get("X-CSRF-Token")):
+                return api_error(403, "missing or wrong X-CSRF-Token header; reload the referee page")
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    def json_body() -> Any:
+        if request.content_length is not None and request.content_length > MAX_EVENT_BODY:
+            abort(413)
+        raw = request.get_data(cache=False)
+        if len(raw) > MAX_EVENT_BODY:
+            abort(413)
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            abort(400, description="the body is not valid JSON")
+
+    def submit(event: dict[str, Any]) -> Response:
+        try:
+            view = table.submit(event)
+        except ValueError as e:  # RuleError and RecordError: the engine's reason, nothing changed
+            return api_error(422, str(e))
+        return jsonify(view)
+
+    def has_game(view: dict[str, Any]) -> bool:
+        return bool(view.get("players"))
+
+    def replace_game(text: str, reason: str) -> Response:
+        """Replace the game with ``text`` (validated first); the old record is kept in the data folder
+        (``Table.start`` keeps its own copy; an import does not, so this one does)."""
+        previous = table.export_jsonl() if has_game(table.view()) else None
+        try:
+            table.replace_from_jsonl(text)
+        except ValueError as e:
+            return api_error(422, str(e))
+        if previous is not None and data_path is not None:
+            data_path.mkdir(parents=True, exist_ok=True)
+            kept = data_path / f"replaced-{time.strftime('%Y%m%d-%H%M%S')}-{reason}.jsonl"
+            kept.write_text(previous, encoding="utf-8")
+            log.info("kept the replaced game as %s", kept)
+        return jsonify(table.view())
+
+    def page(template: str, **context: Any) -> str:
+        cat = catalog()
+        return render_template(
+            template,
+            _=cat.ui,
+            lang=cat.code,
+            languages=[(code, Catalog.load(code).data["language"]) for code in LANGUAGES],
+            csrf=csrf_token(),
+            signed_in=signed_in(),
+            boot=json.dumps({"lang": cat.code, "i18n": cat.data, "fallback": Catalog.load("en").data, **context.pop("boot", {})},
+                            ensure_ascii=False).replace("</", "<\\/"),
+            **context,
+        )
+
+    # ---- errors and headers ------------------------------------------------------------------
+
+    @app.errorhandler(HTTPException)
+    def http_error(e: HTTPException) -> Response:
+        if request.path.startswith(("/api/", "/camera/")):
+            messages = {413: f"the request body is too large (at most {MAX_EVENT_BODY // 1024} KiB for an event, "
+                             f"{MAX_BODY // (1024 * 1024)} MiB for an import)"}
+            message = messages.get(e.code or 500) or e.description or e.name
+            return api_error(e.code or 500, message)
+        return e.get_response()
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+            "connect-src 'self'; frame-ancestors 'none'; form-action 'self'",
+        )
+        return response
+
+    # ---- pages -------------------------------------------------------------------------------
+
+    @app.get("/")
+    def scoreboard() -> str:
+        return page("scoreboard.html", boot={"view": table.view()})
+
+    @app.get("/referee")
+    def referee() -> Any:
+        if not signed_in():
+            return redirect(url_for("login"))
+        return page("referee.html", boot={"view": table.view(), "csrf": csrf_token()})
+
+    @app.route("/referee/login", methods=["GET", "POST"])
+    def login() -> Any:
+        message, status = None, 200
+        if request.method == "POST":
+            client = request.remote_addr or "?"
+            wait = limiter.retry_after(client)
+            if wait:
+                response = make_response(page("login.html", message=catalog().ui("too_many_tries")), 429)
+                response.headers["Retry-After"] = str(wait)
+                return response
+            if not csrf_ok(request.form.get("csrf_token")):
+                message, status = catalog().ui("session_expired"), 403
+            elif hmac.compare_digest(request.form.get("pin", "").strip().encode(), pin.encode()):
+                limiter.succeeded(client)
+                session.clear()
+                session.permanent = True
+                session["referee_at"] = time.time()
+                session["csrf"] = secrets.token_urlsafe(32)
+                target = request.args.get("next", "")
+                return redirect(target if target in ("/camera", "/referee") else url_for("referee"))
+            else:
+                limiter.failed(client)
+                message, status = catalog().ui("wrong_pin"), 401
+        elif session.get("referee_at") is not None and not signed_in():
+            message = catalog().ui("session_expired")
+        return make_response(page("login.html", message=message), status)
+
+    @app.post("/referee/logout")
+    def logout() -> Any:
+        if csrf_ok(request.form.get("csrf_token")):
+            session.clear()
+        return redirect(url_for("scoreboard"))
+
+    @app.get("/camera")
+    def camera_page() -> Any:
+        if not signed_in():
+            return redirect(url_for("login", next="/camera"))
+        zones = camera.zones() if camera is not None else {}
+        return page("camera.html", has_camera=camera is not None,
+                    boot={"zones": zones, "players": [p["name"] for p in table.view()["players"]], "csrf": csrf_token()})
+
+    @app.get("/lang/<code>")
+    def choose_language(code: str) -> Any:
+        target = request.args.get("next", "/")
+        if not target.startswith("/") or target.startswith("//"):
+            target = "/"
+        response = redirect(target)
+        if code in LANGUAGES:
+            response.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
+        return response
+
+    # ---- read API (open) ---------------------------------------------------------------------
+
+    @app.get("/api/state")
+    def state() -> Response:
+        response = jsonify(table.view())
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.get("/api/events")
+    def events() -> Response:
+        last_id = request.headers.get("Last-Event-ID") or request.args.get("lastEventId")
+
+        def stream() -> Iterator[str]:
+            q = table.subscribe()  # before reading the view, so no change falls between the two
+            try:
+                yield "retry: 2000\n\n"
+                view = table.view()
+                if str(view["version"]) != last_id:
+                    yield _sse(view)
+                started = last_sent = time.monotonic()
+                while not hub.stopping.is_set() and time.monotonic() - started < hub.max_stream_s:
+                    try:
+                        view = q.get(timeout=min(1.0, hub.heartbeat_s))  # wakes each second to notice a stop
+                    except queue.Empty:
+                        if time.monotonic() - last_sent >= hub.heartbeat_s:
+                            yield ": heartbeat\n\n"
+                            last_sent = time.monotonic()
+                        continue
+                    while True:  # a burst of changes: only the newest view matters
+                        try:
+                            view = q.get_nowait()
+                        except queue.Empty:
+                            break
+                    yield _sse(view)
+                    last_sent = time.monotonic()
+            finally:
+                table.unsubscribe(q)
+
+        response = Response(stream_with_context(stream()), mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["X-Accel-Buffering"] = "no"
+        return response
+
+    # ---- referee API -------------------------------------------------------------------------
+
+    @app.post("/api/event")
+    @referee_api
+    def post_event() -> Response:
+        try:
+            event = check_event(json_body())
+        except EventError as e:
+            return api_error(400, str(e))
+        if event["type"] == "game" and has_game(table.view()):
+            return api_error(409, "a game is in progress: use /api/new-game with \"replace\": true to replace it")
+        return submit(event)
+
+    @app.post("/api/undo")
+    @referee_api
+    def undo() -> Response:
+        return submit({"type": "undo"})
+
+    @app.post("/api/new-game")
+    @referee_api
+    def new_game() -> Response:
+        body = json_body()
+        if not isinstance(body, dict) or not isinstance(body.get("replace", False), bool):
+            return api_error(400, "send {\"game\": {...the game event...}, \"replace\": true|false}")
+        try:
+            event = check_event(body.get("game"))
+        except EventError as e:
+            return api_error(400, str(e))
+        if event["type"] != "game":
+            return api_error(400, "a new game starts with a game event")
+        if has_game(table.view()) and not body.get("replace"):
+            return api_error(409, "a game is in progress: export it, then confirm replacing it")
+        try:
+            return jsonify(table.start(event))  # keeps the replaced game's record beside the store
+        except ValueError as e:
+            return api_error(422, str(e))
+
+    @app.post("/api/confirm")
+    @referee_api
+    def confirm() -> Response:
+        body = json_body()
+        if not isinstance(body, dict) or not _is_int(body.get("id")):
+            return api_error(400, "send {\"id\": <pending id>, \"code\": null or a card code}")
+        code = body.get("code")
+        if code is not None:
+            try:
+                code = check_event({"type": "play", "player": "-", "card": code})["card"]
+            except EventError as e:
+                return api_error(400, str(e))
+        try:
+            return jsonify(table.confirm(body["id"], code))
+        except ValueError as e:
+            return api_error(422, str(e))
+
+    @app.post("/api/dismiss")
+    @referee_api
+    def dismiss() -> Response:
+        body = json_body()
+        if not isinstance(body, dict) or not _is_int(body.get("id")):
+            return api_error(400, "send {\"id\": <pending id>}")
+        try:
+            return jsonify(table.dismiss(body["id"]))
+        except ValueError as e:
+            return api_error(422, str(e))
+
+    @app.post("/api/import")
+    @referee_api
+    def import_record() -> Response:
+        raw = request.get_data(cache=False)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return api_error(400, "the record is not UTF-8 text")
+        if not text.strip():
+            return api_error(400, "the record is empty")
+        return replace_game(text, "import")
+
+    @app.get("/api/export")
+    @referee_api
+    def export() -> Response:
+        view = table.view()
+        name = f"{view.get('variant') or 'game'}-{time.strftime('%Y%m%d-%H%M')}.jsonl"
+        response = Response(table.export_jsonl(), mimetype="application/jsonl")
+        response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+    @app.get("/api/zones")
+    @referee_api
+    def get_zones() -> Response:
+        if camera is None:
+            return api_error(404, "no camera is connected")
+        return jsonify(zones=camera.zones())
+
+    @app.post("/api/zones")
+    @referee_api
+    def set_zones() -> Response:
+        if camera is None:
+            return api_error(404, "no camera is connected")
+        body = json_body()
+        try:
+            zones = validate_zones(body.get("zones") if isinstance(body, dict) else None, size=camera.frame_size())
+            camera.set_zones(zones)
+        except ZoneError as e:
+            return api_error(400, str(e))
+        return jsonify(zones=camera.zones())
+
+    # ---- camera ------------------------------------------------------------------------------
+
+    @app.get("/camera/frame.jpg")
+    @referee_api
+    def frame() -> Response:
+        if camera is None:
+            return api_error(404, "no camera is connected")
+        jpeg = camera.latest_jpeg()
+        if jpeg is None:
+            return api_error(503, "no frame from the camera yet")
+        response = Response(jpeg, mimetype="image/jpeg")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.get("/camera/detections.json")
+    @referee_api
+    def detections() -> Response:
+        if camera is None:
+            return api_error(404, "no camera is connected")
+        size = camera.frame_size()
+        if size is None:
+            return jsonify(width=None, height=None, detections=[])
+        width, height = size
+        found = [
+            {
+                "code": d.code,
+                "confidence": round(float(d.confidence), 3),
+                "outline": [[round(float(x), 1), round(float(y), 1)] for x, y in d.outline.reshape(-1, 2)],
+            }
+            for d in camera.detections()
+        ]
+        return jsonify(width=width, height=height, detections=found)
+
+    return app
+
+
+def stream_hub(app: Flask) -> StreamHub:
+    """The app's stream hub (to stop the SSE streams before a server shuts down)."""
+    return app.extensions["companion"]["hub"]
+
+
+def _sse(view: dict[str, Any]) -> str:
+    return f"id: {view['version']}\ndata: {json.dumps(view, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _generated_pin() -> str:
+    return f"{secrets.randbelow(10**6):06d}"
+
+
+def _secret_key(data_path: Path | None) -> str:
+    """The session key kept in the data folder (created on first use, readable by the owner only)."""
+    if data_path is None:
+        return secrets.token_hex(32)
+    path = data_path / SECRET_FILE
+    try:
+        key = path.read_text(encoding="ascii").strip()
+        if len(key) >= 32:
+            return key
+    except FileNotFoundError:
+        pass
+    data_path.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(key + "\n")
+    return key

@@ -1,0 +1,64 @@
+"""``companion web``: the scoreboard and referee pages for a stored game, without camera or GPIO.
+
+Useful to referee a game by hand from a tablet, or to look back at a record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from web.config import WebConfig, WebConfigError
+
+log = logging.getLogger(__name__)
+
+SERVER_THREADS = 24  # every open scoreboard holds one for its event stream
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--record", required=True, type=Path, metavar="FILE",
+                        help="the game store: *.sqlite or a *.jsonl game record (created if missing)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the whole network)")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument("--pin", help="referee PIN (default: a new one, printed at start)")
+    parser.add_argument("--session-hours", type=float, default=12.0, help="how long a referee stays signed in (default 12)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = WebConfig(host=args.host, port=args.port, pin=args.pin, session_hours=args.session_hours)
+    except WebConfigError as e:
+        log.error("%s", e)
+        return 2
+    from companion.table import Table
+
+    try:
+        table = Table.open(args.record)
+    except (OSError, ValueError) as e:
+        log.error("cannot open %s: %s", args.record, e)
+        return 2
+    from web.app import create_app
+
+    app = create_app(table, config=config, data_dir=args.record.resolve().parent)
+    if app.config["PIN_GENERATED"]:
+        print(f"Referee PIN for this run: {app.config['REFEREE_PIN']}", flush=True)
+    print(f"Scoreboard: http://{config.host}:{config.port}/", flush=True)
+    serve(app, config)
+    return 0
+
+
+def serve(app, config: WebConfig) -> None:  # type: ignore[no-untyped-def]
+    """Serve ``app`` with waitress until interrupted (no debugger, no reloader), then end the streams."""
+    from waitress import create_server
+
+    from web.app import stream_hub
+
+    server = create_server(app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="table-companion")
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stream_hub(app).stop()
+        server.close()
