@@ -744,10 +744,12 @@ class Game:
         fits = card.colour != ended_colour if other_colour else card.suit != ended
         rule = "a suit of the other colour" if other_colour else "another suit"
         if v.reopen_turns == "anyone":
+            if player in s.passed and not (fallback and player == stopper):
+                raise OutOfTurn(f"{player} passed and may not reopen until the next card is played")
             if player == stopper:
                 return  # the stop player may always open, in any suit as the last resort
-            if fallback or player in s.passed:
-                raise OutOfTurn(f"{player} passed: {stopper} opens now")
+            if fallback:
+                raise OutOfTurn(f"everybody passed: {stopper} opens now")
         elif v.reopen_turns == "rotate" or s.suit is None:
             turn = s.turn or stopper
             if player != turn:
