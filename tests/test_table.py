@@ -1,0 +1,96 @@
+"""The table: events applied, stored before they are acknowledged, announced; refusals change nothing."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.errors import RecordError, RuleError
+from companion.table import Table
+
+GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
+OPENING = [GAME, {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"}, {"type": "next"}]
+
+
+@pytest.fixture(params=["game.sqlite", "game.jsonl"])
+def table(tmp_path: Path, request: pytest.FixtureRequest) -> Table:
+    t = Table.open(tmp_path / request.param)
+    for event in OPENING:
+        t.submit(event)
+    return t
+
+
+def test_accepted_events_are_stored_and_survive_a_reopen(table: Table) -> None:
+    table.submit({"type": "play", "player": "Ann", "card": "5H"})
+    path = table.store.path
+    table.close()
+    again = Table.open(path)
+    assert again.view()["run"]["played"]["Ann"] == ["5H"]
+    assert again.view()["balances"] == table.view()["balances"]
+
+
+def test_a_refused_event_changes_nothing(table: Table) -> None:
+    before, stored = table.view(), len(table.store)
+    with pytest.raises(RuleError, match="Ann leads"):
+        table.submit({"type": "play", "player": "Bob", "card": "9C"})
+    with pytest.raises(RecordError):
+        table.submit({"type": "bet", "player": "Bob", "chips": "3"})
+    assert table.view() == before and len(table.store) == stored
+
+
+def test_an_announced_refusal_is_shown_until_cleared(table: Table) -> None:
+    with pytest.raises(RuleError):
+        table.submit({"type": "play", "player": "Bob", "card": "9C"}, announce=True)
+    notice = table.view()["notice"]
+    assert notice["kind"] == "rejected" and notice["card"] == "9C" and "Bob" in notice["text"]
+    table.clear_notice()
+    assert table.view()["notice"] is None
+
+
+def test_undo_is_stored_and_replayed(table: Table) -> None:
+    table.submit({"type": "play", "player": "Ann", "card": "5H"})
+    table.submit({"type": "undo"})
+    assert table.view()["run"]["played"]["Ann"] == []
+    assert Table.open(table.store.path).view()["run"]["played"]["Ann"] == []
+
+
+def test_watchers_hear_every_change(table: Table) -> None:
+    q = table.subscribe()
+    heard: list[int] = []
+    table.add_listener(lambda view: heard.append(view["version"]))
+    table.submit({"type": "play", "player": "Ann", "card": "5H"})
+    assert q.get_nowait()["run"]["last_card"] == "5H"
+    assert heard == [table.view()["version"]]
+    table.unsubscribe(q)
+
+
+def test_uncertain_reads_wait_for_confirmation(table: Table) -> None:
+    first = table.hold(action="play", player="Ann", candidates=[("5H", 0.6), ("5D", 0.3)])
+    second = table.hold(action="play", player="Cy", candidates=[("QS", 0.5)])
+    assert [p["id"] for p in table.view()["pending"]] == [first, second]
+    table.confirm()  # the board's button: the oldest, its best candidate
+    assert table.view()["run"]["played"]["Ann"] == ["5H"]
+    with pytest.raises(RuleError):
+        table.confirm(second, "9C")  # a correction that the rules refuse keeps the read waiting
+    assert [p["id"] for p in table.view()["pending"]] == [second]
+    table.dismiss(second)
+    with pytest.raises(RecordError):
+        table.confirm(second)
+
+
+def test_a_new_game_archives_the_old_one(table: Table) -> None:
+    table.start({**GAME, "variant": "tripoley"})
+    assert table.view()["variant"] == "tripoley" and len(table.store) == 1
+    archived = list(table.store.path.parent.glob("game-*.jsonl"))
+    assert len(archived) == 1 and len(archived[0].read_text().splitlines()) == len(OPENING)
+
+
+def test_import_checks_every_line_first(table: Table) -> None:
+    exported = table.export_jsonl()
+    bad = exported + json.dumps({"type": "play", "player": "Zed", "card": "5H"}) + "\n"
+    before = table.view()
+    with pytest.raises(RecordError, match="line 5"):
+        table.replace_from_jsonl(bad)
+    assert table.view() == before
+    table.replace_from_jsonl(exported + json.dumps({"type": "play", "player": "Ann", "card": "5H"}) + "\n")
+    assert table.view()["run"]["last_card"] == "5H"
