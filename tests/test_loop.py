@@ -1,0 +1,150 @@
+"""The serve loop's wiring: sightings to record events, refusals to the buzzer, buttons, newest-frame reading."""
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.serve import CameraWorker, LatestFrame, TableLoop, cards_on_table
+from companion.table import Table
+from hardware.board import Board
+from hardware.config import BoardConfig
+from hardware.pins import mock_factory
+from hardware.timing import ManualScheduler
+from vision.detection import Detection
+from vision.sources import Frame
+from vision.tracker import CardRemoved, CardSeen, Tracker
+from vision.zones import ZoneMap
+
+PLAYERS = ["Ann", "Bob", "Cy"]
+OPENING = [
+    {"type": "game", "variant": "michigan-1939", "players": PLAYERS, "chips": 100},
+    {"type": "deal", "dealer": "Ann"},
+    {"type": "widow", "action": "keep"},
+]
+
+
+def seen(code: str, seat: str | None, frame: int, *, uncertain: bool = False) -> CardSeen:
+    candidates = ((code, 0.55), ("9C", 0.3)) if uncertain else ((code, 0.97),)
+    return CardSeen(code, seat, (), candidates[0][1], uncertain, candidates, None, frame)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Table:
+    t = Table.open(tmp_path / "game.sqlite")
+    for event in OPENING:
+        t.submit(event)
+    return t
+
+
+@pytest.fixture
+def board():
+    clock = ManualScheduler()
+    with Board(BoardConfig(), on_event=lambda e: None, pin_factory=mock_factory(), scheduler=clock) as b:
+        yield b, clock
+
+
+def test_cards_count_only_in_phases_where_they_mean_something(table: Table) -> None:
+    loop = TableLoop(table)
+    loop.handle([seen("5H", "Ann", 1)], 1)  # the poker phase: a card laid is part of a show, not a play
+    assert table.view()["run"]["played"]["Ann"] == []
+    table.submit({"type": "next"})
+    assert loop.mapper.phase == "run"
+    loop.handle([seen("5H", "Ann", 2), seen("6H", "Bob", 2), seen("QS", None, 2), seen("KS", "centre", 2)], 2)
+    assert loop.applied == [
+        {"type": "play", "player": "Ann", "card": "5H"},
+        {"type": "play", "player": "Bob", "card": "6H"},
+    ]
+    assert table.view()["run"]["last_card"] == "6H"
+
+
+def test_a_refused_play_buzzes_and_shows_why_until_the_card_is_taken_back(table: Table, board) -> None:
+    b, clock = board
+    table.submit({"type": "next"})
+    loop = TableLoop(table, board=b)
+    loop.handle([seen("9C", "Bob", 5)], 5)
+    assert b.buzzer.sounding
+    notice = table.view()["notice"]
+    assert notice["card"] == "9C" and "Ann leads" in notice["text"]
+    assert table.view()["run"]["played"]["Bob"] == []
+    loop.handle([CardRemoved("9C", "Bob", 9)], 9)
+    assert table.view()["notice"] is None
+
+
+def test_uncertain_reads_wait_for_the_confirm_button(table: Table, board) -> None:
+    b, _ = board
+    table.submit({"type": "next"})
+    loop = TableLoop(table, board=b)
+    loop.handle([seen("5H", "Ann", 3, uncertain=True)], 3)
+    assert table.view()["run"]["played"]["Ann"] == []
+    assert table.view()["pending"][0]["candidates"][0] == ["5H", 0.55]
+    loop.on_button({"type": "confirm"})
+    assert table.view()["run"]["played"]["Ann"] == ["5H"]
+    loop.on_button({"type": "undo"})
+    assert table.view()["run"]["played"]["Ann"] == []
+    loop.on_button({"type": "confirm"})  # nothing waiting: refused, buzzer
+    assert b.buzzer.sounding
+
+
+def test_the_board_follows_the_table(table: Table, board) -> None:
+    b, _ = board
+    TableLoop(table, board=b)
+    table.submit({"type": "bet", "player": "Bob", "chips": 5})
+    poker = [s["chips"] for s in table.view()["sections"]].index(9)
+    assert b.leds.values[poker] > b.leds.values[0] > 0
+
+
+def test_after_a_restart_the_cards_on_the_table_are_known(table: Table) -> None:
+    table.submit({"type": "next"})
+    table.submit({"type": "play", "player": "Ann", "card": "5H"})
+    assert cards_on_table(table.view()) == {"5H"}
+
+
+class SlowDetect:
+    """Takes its time, like a Pi reading a frame; records which frames it saw."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.seen = seconds, []
+
+    def __call__(self, image: np.ndarray) -> list[Detection]:
+        self.seen.append(int(image[0, 0, 0]))
+        time.sleep(self.seconds)
+        return []
+
+
+def test_the_newest_frame_is_read_and_slow_frames_are_dropped() -> None:
+    frames = [Frame(np.full((48, 64, 3), i, np.uint8), i, i / 100) for i in range(40)]
+    done = threading.Event()
+
+    def source():
+        for f in frames:
+            yield f
+            time.sleep(0.005)
+        done.set()
+
+    detect = SlowDetect(0.05)
+    states: list[bool] = []
+    worker = CameraWorker(source(), detect, Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+                          on_events=lambda events, index: None, on_camera=states.append).start()
+    assert done.wait(5)
+    time.sleep(0.2)
+    worker.stop()
+    assert worker.frames_read == 40
+    assert worker.frames_dropped > 10
+    assert len(detect.seen) == worker.frames_recognised < 40
+    assert detect.seen == sorted(detect.seen) and detect.seen[-1] == 39  # in order, ending on the newest
+    assert states[0] is True
+
+
+def test_the_camera_page_sees_the_latest_frame_and_can_move_the_zones(tmp_path: Path) -> None:
+    saved = []
+    view = LatestFrame(ZoneMap.around_table(PLAYERS, (640, 480)), save_zones=saved.append)
+    assert view.latest_jpeg() is None and view.frame_size() is None
+    outline = np.array([[10, 10], [70, 10], [70, 100], [10, 100]], np.float32)
+    view.show(np.zeros((480, 640, 3), np.uint8), [Detection("QS", 0.9, outline)])
+    assert view.latest_jpeg()[:2] == b"\xff\xd8" and view.frame_size() == (640, 480)
+    assert [d.code for d in view.detections()] == ["QS"]
+    view.set_zones({"Ann": [[0, 0], [640, 0], [640, 240]]})
+    assert list(view.zones()) == ["Ann"] and saved == [view.zones()]
