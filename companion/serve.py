@@ -302,7 +302,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = Config.load(args.config)
         table = open_table(config)
-        source = open_source(config.camera.source_spec, size=config.camera.size, fps=config.camera.fps)
+        options: dict[str, Any] = {"size": config.camera.size, "fps": config.camera.fps}
+        if config.camera.source_spec in ("demo", "synthetic"):
+            options["realtime"] = True  # drawn at the camera's pace, as a real camera delivers
+        source = open_source(config.camera.source_spec, **options)
     except (ConfigError, OSError, ValueError, RuntimeError) as exc:
         log.error("%s", exc)
         return 2
