@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import re
 import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -35,15 +36,16 @@ CARDDECKS = Path("/usr/share/carddecks")
 
 # English-index decks only (checked by eye on a contact sheet of every deck).
 AISLERIOT_DECKS = (
-    "anglo", "anglo_bitmap", "anglo_modern", "anglo_modern_4_color", "anglo_poker",
-    "gnomangelo", "gnomangelo_bitmap", "neoclassical", "neoclassical_4_color",
-    "ornamental", "plastic", "simplistic", "tango", "tango_nuevo", "tigullio",
-    "dondorf", "guyenne-classic",
+    "anglo", "anglo_bitmap", "anglo_modern", "anglo_modern_4_color", "anglo_poker", "atlasnye",
+    "bellot", "dondorf", "gnomangelo", "gnomangelo_bitmap", "neoclassical", "neoclassical_4_color",
+    "orell", "ornamental", "paris", "plastic", "simplistic", "tango", "tango_nuevo", "tigullio",
 )
 KDE_DECKS = (
     "svg-standard", "svg-konqi-modern", "svg-future", "svg-penguins", "svg-jolly-royal",
     "svg-nicu-white", "svg-tigullio-international", "svg-oxygen-white",
 )
+HELD_OUT = ("tango", "plastic", "svg-penguins")
+"""Whole deck designs kept out of training, to measure how the model reads a deck it never saw."""
 SHEET_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 SHEET_SUITS = ("C", "D", "H", "S")
 KDE_RANKS = {"A": "1", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
@@ -105,6 +107,15 @@ def _aisleriot(path: Path) -> dict[str, np.ndarray]:
     return faces
 
 
+def _length_px(text: str) -> float:
+    """An SVG length (``936``, ``1683.7795pt``, ``780mm``) in CSS pixels; 0 if unreadable."""
+    match = re.fullmatch(r"\s*([0-9.]+)\s*(px|pt|mm|cm|in)?\s*", text or "")
+    if not match:
+        return 0.0
+    return float(match.group(1)) * {"pt": 4 / 3, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}.get(
+        match.group(2) or "px", 1.0)
+
+
 def _kde_ids(code: str) -> tuple[str, ...]:
     if code == "JK":
         return ("black_joker", "joker", "red_joker")
@@ -117,7 +128,7 @@ def _kde(path: Path) -> dict[str, np.ndarray]:
     root = ET.fromstring(gzip.open(path).read())
     parents = {child: parent for parent in root.iter() for child in parent}
     by_id = {el.get("id"): el for el in root.iter() if el.get("id")}
-    width = float(root.get("width", "0").rstrip("px") or 0) or 1000.0
+    width = _length_px(root.get("width", "")) or 1000.0
     faces: dict[str, np.ndarray] = {}
     for code in ALL_CODES + ("back",):
         ids = ("back",) if code == "back" else _kde_ids(code)
@@ -133,7 +144,7 @@ def _kde(path: Path) -> dict[str, np.ndarray]:
         # Map the original tree onto the copy by walking both in step.
         mapping = dict(zip(root.iter(), doc.iter()))
         defs = ET.SubElement(mapping[root], f"{{{SVG_NS}}}defs")
-        for original in keep:
+        for original in keep - {target}:
             for child in list(original):
                 tag = child.tag if isinstance(child.tag, str) else ""
                 if child in keep or tag.endswith("defs") or tag.endswith("style"):

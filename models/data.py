@@ -1,0 +1,386 @@
+"""Training patches: synthetic corners from Debian decks, real corners from card photos.
+
+Every patch goes through :func:`vision.classifier.extract_patch`, the very
+function the recogniser calls, with a homography jittered the way a
+detector's corner estimate is off (a few card units of shift, a few per cent
+of scale and perspective), so the model learns to read an imprecisely
+framed index.
+
+A synthetic sample draws a small piece of table around one card corner: a
+procedural texture, the card in perspective at 0.25..1.5 px per card unit,
+its shadow, sometimes a second card, a hand or chips drawn over it, then
+uneven light, a glare spot, blur, sensor noise and JPEG.  A corner more than
+half covered is labelled ``"none"``; one between 15 % and 50 % covered is
+not used at all (a reader cannot be expected to say either way).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.cards import ALL_CODES
+from models.decks import Deck
+from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE, extract_patch, rotate_180
+from vision.render import STYLES, table_background
+
+NONE = CLASSES.index("none")
+CANVAS = 256
+INDEX_CORE = (4, 4, 52, 104)  # card units: where the rank and small suit sit on most decks
+CW, CH = CARD_SIZE
+
+
+@dataclass
+class Patches:
+    """A labelled batch: ``x`` (N, h, w, 3) uint8 BGR, ``y`` (N,) class indices."""
+
+    x: np.ndarray
+    y: np.ndarray
+
+    @staticmethod
+    def concat(parts: list[Patches]) -> Patches:
+        parts = [p for p in parts if len(p.y)]
+        if not parts:
+            return Patches(np.zeros((0,) + PATCH_SHAPE + (3,), np.uint8), np.zeros(0, np.int64))
+        return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]))
+
+
+class Textures:
+    """A bank of table surfaces to crop backgrounds from: the renderer's styles, recoloured."""
+
+    def __init__(self, rng: np.random.Generator, count: int = 24) -> None:
+        self.images = []
+        for i in range(count):
+            style = STYLES[i % len(STYLES)]
+            image = table_background((384, 384), style=style, seed=int(rng.integers(1 << 30)))
+            gains = rng.uniform(0.6, 1.4, 3)
+            image = (image * gains).clip(0, 255).astype(np.uint8)
+            if i % 6 == 5:  # a plain cloth or paper colour
+                image[:] = rng.integers(20, 240, 3)
+                image = cv2.add(image, rng.normal(0, 6, image.shape).astype(np.int16), dtype=cv2.CV_8U)
+            self.images.append(image)
+
+    def crop(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        image = self.images[int(rng.integers(len(self.images)))]
+        y, x = rng.integers(0, image.shape[0] - size + 1, 2)
+        out = image[y:y + size, x:x + size]
+        k = int(rng.integers(4))
+        return np.ascontiguousarray(np.rot90(out, k))
+
+
+class FacePyramid:
+    """Each face at a few sizes, so a small card is warped from a small image (no aliasing)."""
+
+    def __init__(self, face: np.ndarray) -> None:
+        self.levels = [face]
+        while self.levels[-1].shape[0] > 60:
+            self.levels.append(cv2.pyrDown(self.levels[-1]))
+
+    def pick(self, height_px: float) -> np.ndarray:
+        for level in reversed(self.levels):
+            if level.shape[0] >= height_px * 1.2:
+                return level
+        return self.levels[0]
+
+
+def _face_to_card(face: np.ndarray) -> np.ndarray:
+    """Face pixel (centre) coordinates -> card units: the face image is the whole card."""
+    h, w = face.shape[:2]
+    return np.array([[CW / w, 0, 0.5 * CW / w], [0, CH / h, 0.5 * CH / h], [0, 0, 1.0]])
+
+
+def card_homography(rng: np.random.Generator, *, scale: float, angle: float, anchor: tuple[float, float],
+                    at: tuple[float, float], tilt: float) -> np.ndarray:
+    """Card units -> canvas px: the card point ``anchor`` lands on ``at``, turned and tilted."""
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]) * scale
+    corners = np.array([[0, 0], [CW, 0], [CW, CH], [0, CH]], np.float64)
+    mapped = (corners - anchor) @ rot.T + at
+    mapped += rng.normal(0, tilt * scale * CW, mapped.shape)
+    return cv2.getPerspectiveTransform(corners.astype(np.float32), mapped.astype(np.float32)).astype(np.float64)
+
+
+def jitter(rng: np.random.Generator, card_to_frame: np.ndarray, *, amount: float = 1.0) -> np.ndarray:
+    """The homography a detector might report: corners off by a few card units, size by a few %."""
+    corners = np.array([[0, 0], [CW, 0], [CW, CH], [0, CH]], np.float32)
+    grow = rng.normal(1.0, 0.03 * amount)
+    centre = np.array([CW / 2, CH / 2])
+    moved = (corners - centre) * grow + centre + rng.normal(0, 4.0 * amount, 2)
+    moved += rng.normal(0, 3.0 * amount, moved.shape)
+    shifted = cv2.getPerspectiveTransform(corners, moved.astype(np.float32))
+    return card_to_frame @ shifted
+
+
+def _composite(canvas: np.ndarray, face: FacePyramid, card_to_canvas: np.ndarray,
+               rng: np.random.Generator, *, shadow: bool = True) -> np.ndarray:
+    """Draw a BGRA face onto the canvas in place; return its coverage mask (float32, 0..1)."""
+    scale = math.sqrt(abs(np.linalg.det(card_to_canvas[:2, :2])))
+    image = face.pick(CH * scale)
+    m = card_to_canvas @ _face_to_card(image)
+    size = (canvas.shape[1], canvas.shape[0])
+    bgr = cv2.warpPerspective(image[..., :3], m, size, flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpPerspective(image[..., 3], m, size, flags=cv2.INTER_LINEAR).astype(np.float32) / 255
+    if shadow:
+        offset = rng.normal(0, 3, 2)
+        sh = cv2.warpAffine(alpha, np.float32([[1, 0, offset[0]], [0, 1, offset[1]]]), size)
+        sh = 1 - cv2.GaussianBlur(sh, (0, 0), rng.uniform(1, 5)) * np.float32(rng.uniform(0.1, 0.5))
+        canvas[:] = cv2.blendLinear(canvas, np.zeros_like(canvas), sh, 1 - sh)
+    canvas[:] = cv2.blendLinear(bgr, canvas, alpha, 1 - alpha)
+    return alpha
+
+
+def _draw_chips(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    mask = np.zeros(canvas.shape[:2], np.uint8)
+    n = canvas.shape[0]
+    for _ in range(int(rng.integers(1, 4))):
+        c = tuple(int(v) for v in rng.integers(0, n, 2))
+        r = int(rng.integers(n // 20 + 3, n // 6 + 5))
+        colour = tuple(int(v) for v in rng.integers(0, 256, 3))
+        cv2.circle(canvas, c, r, colour, -1, cv2.LINE_AA)
+        cv2.circle(mask, c, r, 255, -1)
+        for k in range(6):  # the white edge stripes of a poker chip
+            a0 = k * 60 + rng.uniform(0, 10)
+            cv2.ellipse(canvas, c, (r - 2, r - 2), 0, a0, a0 + 18, (235, 235, 235), max(2, r // 5))
+        cv2.circle(canvas, c, int(r * 0.6), tuple(min(255, v + 40) for v in colour), 2, cv2.LINE_AA)
+    return mask.astype(np.float32) / 255
+
+
+def _draw_hand(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    mask = np.zeros(canvas.shape[:2], np.uint8)
+    tone = np.array([120, 160, 215]) * rng.uniform(0.5, 1.15) + rng.normal(0, 10, 3)
+    colour = tuple(int(v) for v in tone.clip(0, 255))
+    n = canvas.shape[0]
+    for _ in range(int(rng.integers(1, 4))):
+        c = tuple(int(v) for v in rng.integers(-n // 6, n + n // 6, 2))
+        axes = (int(rng.integers(n // 16 + 2, n // 4 + 3)), int(rng.integers(n // 6 + 2, n // 2 + 3)))
+        angle = float(rng.uniform(0, 180))
+        cv2.ellipse(canvas, c, axes, angle, 0, 360, colour, -1, cv2.LINE_AA)
+        cv2.ellipse(mask, c, axes, angle, 0, 360, 255, -1)
+    return mask.astype(np.float32) / 255
+
+
+def _photometric(canvas: np.ndarray, rng: np.random.Generator, *, strength: float = 1.0) -> np.ndarray:
+    """Uneven light, colour cast, glare, blur, noise and JPEG, as a cheap camera does."""
+    n = canvas.shape[0]
+    ramp = np.linspace(-0.5, 0.5, n, dtype=np.float32)
+    g = rng.normal(0, 0.35 * strength, 2).astype(np.float32)
+    light = 1 + g[0] * ramp[None, :] + g[1] * ramp[:, None]
+    light *= np.float32(rng.uniform(1 - 0.45 * strength, 1 + 0.25 * strength))
+    gains = rng.uniform(1 - 0.15 * strength, 1 + 0.15 * strength, 3).astype(np.float32)
+    img = canvas * light[..., None] * gains
+    if rng.random() < 0.3 * strength:  # a glare spot from a lamp
+        c = rng.uniform(-0.5, 0.5, 2)
+        r = rng.uniform(0.05, 0.4)
+        spot = np.exp(-((ramp[None, :] - c[0]) ** 2 + (ramp[:, None] - c[1]) ** 2) / (2 * r * r))
+        img += (spot * np.float32(rng.uniform(60, 220)))[..., None]
+    img = img.clip(0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        sigma = rng.uniform(0.2, 1.6 * strength + 0.2)
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    if rng.random() < 0.1 * strength:  # motion blur
+        k = int(rng.integers(3, 9))
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2] = 1 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1)
+        img = cv2.filter2D(img, -1, cv2.warpAffine(kernel, rot, (k, k)))
+    if rng.random() < 0.7:
+        noise = rng.normal(0, rng.uniform(1, 9 * strength + 1), img.shape).astype(np.int16)
+        img = cv2.add(img, noise, dtype=cv2.CV_8U)
+    if rng.random() < 0.6:
+        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 95))])
+        img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return img
+
+
+def _core_mask(card_to_canvas: np.ndarray, n: int) -> np.ndarray:
+    x0, y0, x1, y1 = INDEX_CORE
+    pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32).reshape(-1, 1, 2)
+    poly = cv2.perspectiveTransform(pts, card_to_canvas).reshape(-1, 2)
+    mask = np.zeros((n, n), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
+    return mask.astype(bool)
+
+
+class Synth:
+    """Draws labelled corner patches from a set of decks."""
+
+    def __init__(self, decks: list[Deck], seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.textures = Textures(self.rng)
+        self.decks = decks
+        self.faces = [{c: FacePyramid(f) for c, f in d.faces.items()} for d in decks]
+        self.backs = [FacePyramid(d.back) for d in decks if d.back is not None]
+
+    def _random_face(self) -> FacePyramid:
+        if self.backs and self.rng.random() < 0.25:
+            return self.backs[int(self.rng.integers(len(self.backs)))]
+        faces = self.faces[int(self.rng.integers(len(self.faces)))]
+        return list(faces.values())[int(self.rng.integers(len(faces)))]
+
+    def _scene(self, face: FacePyramid | None, *, anchor: tuple[float, float], angle: float,
+               occlude: bool) -> tuple[np.ndarray, np.ndarray, float]:
+        """A canvas with ``face`` placed so card point ``anchor`` is near the middle;
+        returns the canvas, the card's homography and the index core's covered fraction."""
+        rng = self.rng
+        scale = math.exp(rng.uniform(math.log(0.25), math.log(1.5)))
+        # Just big enough for the corner box at any turn, with a margin for the jitter.
+        n = int(min(CANVAS, 160 * scale + 40))
+        canvas = self.textures.crop(rng, n)
+        if rng.random() < 0.15:
+            _draw_chips(canvas, rng)
+        at = (n / 2 + rng.normal(0, 3), n / 2 + rng.normal(0, 3))
+        h = card_homography(rng, scale=scale, angle=angle, anchor=anchor, at=at, tilt=0.04)
+        if rng.random() < 0.2:  # another card underneath, peeking out
+            under = card_homography(rng, scale=scale, angle=rng.uniform(0, 360),
+                                    anchor=(rng.uniform(0, CW), rng.uniform(0, CH)),
+                                    at=tuple(rng.uniform(0, n, 2)), tilt=0.04)
+            _composite(canvas, self._random_face(), under, rng)
+        if face is not None:
+            _composite(canvas, face, h, rng)
+        covered = 0.0
+        if occlude:
+            kind = rng.random()
+            if kind < 0.6:
+                over = card_homography(rng, scale=scale * rng.uniform(0.9, 1.1), angle=rng.uniform(0, 360),
+                                       anchor=(rng.uniform(0, CW), rng.uniform(0, CH)),
+                                       at=tuple(rng.uniform(0.15 * n, 0.85 * n, 2)), tilt=0.04)
+                cover = _composite(canvas, self._random_face(), over, rng)
+            elif kind < 0.85:
+                cover = _draw_hand(canvas, rng)
+            else:
+                cover = _draw_chips(canvas, rng)
+            core = _core_mask(h, n)
+            covered = float(cover[core].mean()) if core.any() else 1.0
+        return canvas, h, covered
+
+    def positive(self, deck_index: int, code: str) -> tuple[np.ndarray, int] | None:
+        """The top-left corner of ``code``; None when an occluder half-covered it."""
+        rng = self.rng
+        face = self.faces[deck_index][code]
+        canvas, h, covered = self._scene(face, anchor=(40, 60), angle=rng.uniform(0, 360),
+                                         occlude=rng.random() < 0.3)
+        if 0.15 < covered <= 0.5:
+            return None
+        label = NONE if covered > 0.5 else CLASSES.index(code)
+        canvas = _photometric(canvas, rng)
+        return extract_patch(canvas, jitter(rng, h)), label
+
+    def negative(self) -> tuple[np.ndarray, int]:
+        """Something that is not a readable upright index: table, back, card middle, a turned index."""
+        rng = self.rng
+        kind = rng.random()
+        if kind < 0.2:  # bare table with clutter
+            canvas, h, _ = self._scene(None, anchor=(40, 60), angle=rng.uniform(0, 360),
+                                       occlude=rng.random() < 0.5)
+        elif kind < 0.4 and self.backs:  # the corner of a card back
+            back = self.backs[int(rng.integers(len(self.backs)))]
+            canvas, h, _ = self._scene(back, anchor=(40, 60), angle=rng.uniform(0, 360), occlude=False)
+        else:
+            faces = self.faces[int(rng.integers(len(self.faces)))]
+            face = list(faces.values())[int(rng.integers(len(faces)))]
+            if kind < 0.85:  # the middle of a face, or a corner box straddling its edge
+                dx, dy = rng.uniform(-60, 170), rng.uniform(-80, 230)
+                if dx < 25 and dy < 40:
+                    dx += 60
+                canvas, h, _ = self._scene(face, anchor=(40 + dx, 60 + dy), angle=rng.uniform(0, 360),
+                                           occlude=False)
+                shift = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])
+                canvas = _photometric(canvas, rng)
+                return extract_patch(canvas, jitter(rng, h @ shift)), NONE
+            # The index read a quarter or half turn wrong: the recogniser's framing is off.
+            canvas, h, _ = self._scene(face, anchor=(40, 60), angle=rng.uniform(0, 360), occlude=False)
+            turn = float(rng.choice([90, 180, 270]))
+            c = np.array([[1, 0, 40], [0, 1, 60], [0, 0, 1.0]])
+            a = math.radians(turn)
+            r = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+            h = h @ c @ r @ np.linalg.inv(c)
+        canvas = _photometric(canvas, rng)
+        return extract_patch(canvas, jitter(rng, h)), NONE
+
+    def make(self, positives_per_code: int, negatives: int, *, progress: str = "") -> Patches:
+        """``positives_per_code`` top-left corners of each code (spread over the decks) and
+        ``negatives`` "none" patches; prints progress when ``progress`` names the set."""
+        xs, ys = [], []
+        codes = [(d, c) for d in range(len(self.decks)) for c in self.decks[d].faces]
+        per = max(1, round(positives_per_code * len(ALL_CODES) / max(1, len(codes))))
+        for i, (d, c) in enumerate(codes):
+            for _ in range(per):
+                sample = self.positive(d, c)
+                if sample is not None:
+                    xs.append(sample[0])
+                    ys.append(sample[1])
+            if progress and i % 100 == 99:
+                print(f"  {progress}: {i + 1}/{len(codes)} faces, {len(xs)} patches", flush=True)
+        for _ in range(negatives):
+            x, y = self.negative()
+            xs.append(x)
+            ys.append(y)
+        return Patches(np.stack(xs), np.array(ys, np.int64))
+
+
+def read_labelled(folder: Path) -> list[tuple[Path, str]]:
+    """(image, code) pairs of a card-crops folder's labels.csv (one card per image)."""
+    out = []
+    with open(folder / "labels.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            codes = row["cards"].split()
+            if len(codes) == 1 and codes[0] in ALL_CODES:
+                out.append((folder / row["image"], codes[0]))
+    return out
+
+
+def crop_homography(image: np.ndarray) -> np.ndarray:
+    """A whole-card crop taken as the card itself: card units stretched onto the image."""
+    h, w = image.shape[:2]
+    return np.array([[w / CW, 0, -0.5], [0, h / CH, -0.5], [0, 0, 1.0]])
+
+
+def real_corners(items: list[tuple[Path, str]], rng: np.random.Generator | None, *,
+                 copies: int = 1, negatives: float = 0.0) -> tuple[Patches, Patches]:
+    """Both index corners of every photo (top-left, and bottom-right turned upright).
+
+    With ``rng`` the homographies are jittered and the light varied, ``copies``
+    times per corner; ``negatives`` adds that many middle-of-card "none" patches per image.
+    Returns (top-left patches, bottom-right patches) in the order of ``items``.
+    """
+    tl, br, ty = [], [], []
+    neg_x = []
+    for path, code in items:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h = crop_homography(image)
+        for _ in range(copies):
+            for corner, out in ((h, tl), (rotate_180(h), br)):
+                if rng is None:
+                    out.append(extract_patch(image, corner))
+                    continue
+                src = image
+                if rng.random() < 0.7:
+                    src = _photometric_light(image, rng)
+                out.append(extract_patch(src, jitter(rng, corner, amount=1.5)))
+            ty.append(CLASSES.index(code))
+        if rng is not None and rng.random() < negatives:
+            dx, dy = rng.uniform(60, 170), rng.uniform(90, 230)
+            shift = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])
+            neg_x.append(extract_patch(image, jitter(rng, h @ shift)))
+    y = np.array(ty, np.int64)
+    neg = Patches(np.stack(neg_x), np.full(len(neg_x), NONE, np.int64)) if neg_x else Patches.concat([])
+    return Patches.concat([Patches(np.stack(tl), y), neg]), Patches(np.stack(br), y.copy())
+
+
+def _photometric_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    img = image.astype(np.float32) * rng.uniform(0.6, 1.2) * rng.uniform(0.85, 1.15, 3)
+    img = (img - 128) * rng.uniform(0.7, 1.2) + 128
+    img = img.clip(0, 255).astype(np.uint8)
+    if rng.random() < 0.4:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))
+    if rng.random() < 0.4:
+        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+        img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return img

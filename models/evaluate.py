@@ -1,0 +1,92 @@
+"""Measure the shipped card model: ``python -m models.evaluate``.
+
+Prints top-1 accuracy on the decks held out of training (synthetic corners,
+needs the deck cache or Debian's card packages and cairosvg), on
+``card-crops/valid`` and ``card-crops/test`` (top-left corner alone, and both
+corners' card probabilities multiplied, which is what the recogniser does),
+and the classifier's time per patch on one core.  Uses onnxruntime only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.data import real_corners, read_labelled
+from vision.classifier import CLASSES, PATCH_SHAPE, CardClassifier
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "card-crops"
+
+
+def photo_accuracy(model: CardClassifier, folder: Path) -> dict[str, float | int]:
+    tl, br = real_corners(read_labelled(folder), None)
+    p_tl, p_br = model.classify(tl.x), model.classify(br.x)
+    cards = len(CLASSES) - 1
+    both = np.log(p_tl[:, :cards] + 1e-6) + np.log(p_br[:, :cards] + 1e-6)
+    best = np.where((p_tl[:, :cards].max(1) >= p_br[:, :cards].max(1)),
+                    p_tl[:, :cards].argmax(1), p_br[:, :cards].argmax(1))
+    return {"images": int(len(tl.y)),
+            "top_left": round(float((p_tl.argmax(1) == tl.y).mean()), 4),
+            "bottom_right": round(float((p_br.argmax(1) == br.y).mean()), 4),
+            "best_corner": round(float((best == tl.y).mean()), 4),
+            "both_corners": round(float((both.argmax(1) == tl.y).mean()), 4)}
+
+
+def held_out_accuracy(model: CardClassifier) -> dict[str, float | int] | None:
+    try:
+        from models.decks import HELD_OUT, load_all
+        from models.train import synthetic
+
+        names = [d.name for d in load_all(verbose=False) if d.name in HELD_OUT]
+        if not names:
+            return None
+        held = synthetic(names, per_code=40, negatives=800, seed=10_000, workers=1)
+    except (ImportError, OSError) as exc:
+        print(f"held-out decks skipped: {exc}")
+        return None
+    pred = model.classify(held.x).argmax(1)
+    cards = held.y != CLASSES.index("none")
+    return {"decks": " ".join(names), "patches": int(len(held.y)),
+            "top1": round(float((pred == held.y).mean()), 4),
+            "top1_cards": round(float((pred[cards] == held.y[cards]).mean()), 4),
+            "none_recall": round(float((pred[~cards] == held.y[~cards]).mean()), 4)}
+
+
+def speed(model: CardClassifier, batch: int = 48, repeats: int = 200) -> dict[str, float]:
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (batch,) + PATCH_SHAPE + (3,), dtype=np.uint8)
+    model.classify(x)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        model.classify(x)
+        times.append(time.perf_counter() - t)
+    ms = np.array(times) * 1000
+    return {"batch": batch, "ms_per_batch_median": round(float(np.median(ms)), 3),
+            "ms_per_patch_median": round(float(np.median(ms) / batch), 4)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=None, help="an ONNX file (default: the shipped one)")
+    parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
+    parser.add_argument("--no-synthetic", action="store_true", help="skip the held-out synthetic decks")
+    args = parser.parse_args(argv)
+    model = CardClassifier(args.model, threads=1)
+    report: dict[str, object] = {"model": str(model.path), "size_kib": round(model.path.stat().st_size / 1024)}
+    if not args.no_synthetic:
+        report["held_out_decks"] = held_out_accuracy(model)
+    for split in ("valid", "test"):
+        if (args.data / split / "labels.csv").exists():
+            report[f"card_crops_{split}"] = photo_accuracy(model, args.data / split)
+    report["speed_one_core"] = speed(model)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

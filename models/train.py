@@ -1,0 +1,215 @@
+"""Train the corner-patch classifier and export ``models/cards.onnx``.
+
+``python -m models.train`` (``make train``): CPU only, about 20-30 minutes
+on two cores.  Steps, each printing its progress:
+
+1. rasterise Debian's English-index decks into ``models/cache/faces`` (once);
+2. draw synthetic corner patches from all decks but ``HELD_OUT`` (see
+   ``models/data.py``), in two worker processes;
+3. add both corners of every photo in ``card-crops/train`` (jittered, twice);
+4. train a small CNN (AdamW, one-cycle schedule, label smoothing), reporting
+   the held-out decks and ``card-crops/valid`` after each epoch;
+5. export to ONNX with the input normalisation and softmax inside the graph
+   and the class list in the model's metadata, then check onnxruntime
+   reproduces torch's outputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.data import Patches, Synth, real_corners, read_labelled
+from models.decks import HELD_OUT, load_all
+from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE
+
+ROOT = Path(__file__).resolve().parent
+DATA = ROOT.parent.parent / "shared" / "data" / "card-crops"
+OUTPUT = ROOT / "cards.onnx"
+CACHE = ROOT / "cache"
+
+
+def _synth_worker(args: tuple[list[str], int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    names, seed, per_code, negatives = args
+    decks = [d for d in load_all(verbose=False) if d.name in names]
+    patches = Synth(decks, seed).make(per_code, negatives, progress=f"worker {seed}")
+    return patches.x, patches.y
+
+
+def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, workers: int) -> Patches:
+    jobs = [(names, seed + i, per_code // workers, negatives // workers) for i in range(workers)]
+    if workers == 1:
+        parts = [_synth_worker(jobs[0])]
+    else:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_synth_worker, jobs)
+    return Patches.concat([Patches(x, y) for x, y in parts])
+
+
+def build_net():  # noqa: ANN201 - torch is a training-only import
+    import torch
+    from torch import nn
+
+    def block(i: int, o: int) -> list[nn.Module]:
+        return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+    class CornerNet(nn.Module):
+        """BGR uint8-valued NHWC patches in, class probabilities out.
+
+        Each patch is standardised by its own mean and spread, so a dim,
+        bright or tinted corner reaches the convolutions looking the same.
+        """
+
+        def __init__(self) -> None:
+            super().__init__()
+            h, w = PATCH_SHAPE
+            self.features = nn.Sequential(
+                *block(3, 16), nn.MaxPool2d(2), *block(16, 32), nn.MaxPool2d(2),
+                *block(32, 64), nn.MaxPool2d(2), *block(64, 96))
+            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * (h // 8) * (w // 8), 128),
+                                      nn.ReLU(inplace=True), nn.Linear(128, len(CLASSES)))
+
+        def logits(self, x: torch.Tensor) -> torch.Tensor:
+            x = x.permute(0, 3, 1, 2)
+            mean = x.mean(dim=(1, 2, 3), keepdim=True)
+            std = x.std(dim=(1, 2, 3), keepdim=True)
+            return self.head(self.features((x - mean) / (std + 8.0)))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.softmax(self.logits(x), dim=1)
+
+    return CornerNet()
+
+
+def combined_accuracy(p_tl: np.ndarray, p_br: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Top-1 on photos: top-left alone, and both corners' card probabilities multiplied."""
+    cards = len(CLASSES) - 1
+    both = np.log(p_tl[:, :cards] + 1e-6) + np.log(p_br[:, :cards] + 1e-6)
+    return {"top_left": float((p_tl.argmax(1) == y).mean()), "both": float((both.argmax(1) == y).mean())}
+
+
+def predict(net, x: np.ndarray, batch: int = 1024) -> np.ndarray:  # noqa: ANN001
+    import torch
+
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(x), batch):
+            out.append(net(torch.from_numpy(x[i:i + batch]).float()).numpy())
+    return np.concatenate(out) if out else np.zeros((0, len(CLASSES)), np.float32)
+
+
+def export(net, path: Path, sample: np.ndarray) -> None:  # noqa: ANN001
+    import onnx
+    import torch
+
+    net.eval()
+    tmp = path.with_suffix(".tmp.onnx")
+    torch.onnx.export(net, torch.from_numpy(sample[:2]).float(), str(tmp), input_names=["patches"],
+                      output_names=["probabilities"], dynamic_axes={"patches": {0: "n"}, "probabilities": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    model = onnx.load(str(tmp))
+    meta = {"classes": " ".join(CLASSES), "patch_shape": "x".join(map(str, PATCH_SHAPE)),
+            "corner_box": ",".join(map(str, CORNER_BOX)), "card_size": "x".join(map(str, CARD_SIZE)),
+            "input": "N x H x W x 3 float32, BGR values 0..255 (normalised inside)"}
+    for k, v in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    tmp.unlink()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--per-code", type=int, default=800, help="synthetic top-left corners per card code")
+    parser.add_argument("--negatives", type=int, default=14000, help="synthetic 'none' patches")
+    parser.add_argument("--real-copies", type=int, default=2, help="jittered copies of each photo corner")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
+    args = parser.parse_args(argv)
+
+    import torch
+    from torch import nn
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.workers)
+    t0 = time.time()
+    print("1/5 rasterising decks", flush=True)
+    decks = load_all()
+    train_names = [d.name for d in decks if d.name not in HELD_OUT]
+    held_names = [d.name for d in decks if d.name in HELD_OUT]
+    print(f"    training decks: {', '.join(train_names)}\n    held out: {', '.join(held_names)}", flush=True)
+
+    print(f"2/5 synthetic patches ({time.time() - t0:.0f}s)", flush=True)
+    train = synthetic(train_names, per_code=args.per_code, negatives=args.negatives, seed=args.seed,
+                      workers=args.workers)
+    held = synthetic(held_names, per_code=40, negatives=800, seed=10_000, workers=1) if held_names else None
+
+    print(f"3/5 photo corners ({time.time() - t0:.0f}s)", flush=True)
+    rng = np.random.default_rng(args.seed)
+    photo_tl, photo_br = real_corners(read_labelled(args.data / "train"), rng, copies=args.real_copies,
+                                      negatives=0.5)
+    valid_tl, valid_br = real_corners(read_labelled(args.data / "valid"), None)
+    train = Patches.concat([train, photo_tl, photo_br])
+    counts = np.bincount(train.y, minlength=len(CLASSES))
+    print(f"    {len(train.y)} training patches ({counts[-1]} none, {counts[:-1].min()}-{counts[:-1].max()} "
+          f"per card); {0 if held is None else len(held.y)} held-out synthetic; {len(valid_tl.y)} valid photos",
+          flush=True)
+
+    print(f"4/5 training ({time.time() - t0:.0f}s)", flush=True)
+    net = build_net()
+    x_all = torch.from_numpy(train.x)
+    y_all = torch.from_numpy(train.y)
+    batch = 256
+    steps = args.epochs * (len(y_all) // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(args.epochs):
+        net.train()
+        order = torch.randperm(len(y_all))
+        seen = correct = 0
+        total_loss = 0.0
+        for i in range(len(y_all) // batch):
+            idx = order[i * batch:(i + 1) * batch]
+            x = x_all[idx].float()
+            if np.random.random() < 0.5:  # colour-cast jitter, cheap and per batch row
+                x = x * (1 + 0.1 * torch.randn(len(x), 1, 1, 3))
+            y = y_all[idx]
+            logits = net.logits(x)
+            loss = loss_fn(logits, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total_loss += loss.item() * len(y)
+            seen += len(y)
+            correct += int((logits.argmax(1) == y).sum())
+        line = f"    epoch {epoch + 1}/{args.epochs}: loss {total_loss / seen:.3f}, train {correct / seen:.3f}"
+        if held is not None:
+            line += f", held-out decks {(predict(net, held.x).argmax(1) == held.y).mean():.3f}"
+        acc = combined_accuracy(predict(net, valid_tl.x), predict(net, valid_br.x), valid_tl.y)
+        line += f", valid photos {acc['top_left']:.3f} (both corners {acc['both']:.3f}) [{time.time() - t0:.0f}s]"
+        print(line, flush=True)
+
+    print(f"5/5 exporting {args.output} ({time.time() - t0:.0f}s)", flush=True)
+    export(net, args.output, valid_tl.x)
+    from vision.classifier import CardClassifier
+
+    check = CardClassifier(args.output).classify(valid_tl.x[:64])
+    diff = float(np.abs(check - predict(net, valid_tl.x[:64])).max())
+    print(f"    onnxruntime vs torch max difference {diff:.2e}; {args.output.stat().st_size / 1024:.0f} KiB; "
+          f"done in {time.time() - t0:.0f}s", flush=True)
+    return 0 if diff < 1e-3 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
