@@ -164,7 +164,7 @@ class Tracker:
         *,
         confirm_frames: int = 3,
         window: int = 5,
-        remove_frames: int = 15,
+        remove_frames: int = 30,
         min_confidence: float = 0.2,
         certain_confidence: float = 0.7,
         match_iou: float = 0.3,
@@ -233,6 +233,7 @@ class Tracker:
         self._match([d for d in detections if d.confidence >= self.min_confidence])
         self._split_swapped()
         self._promote(events)
+        self._lift(events)
         self._follow_moves(events)
         self._expire(events)
         return events
@@ -255,8 +256,8 @@ class Tracker:
         t.outline = outline
         t.last_seen = self.frame_index
         t.seen_now = True
-        if t.state == "covered":
-            t.state, t.covered_by = "present", None  # the card on top was lifted off: it shows again
+        # A covered card seen (a corner peeping out, a misread of the top card) stays covered: it is
+        # uncovered only when the card on top goes, so one stray read cannot make it "removed" later.
 
     def _match(self, detections: list[Detection]) -> None:
         """Pair detections with tracks: same code first, then uncovered, then most overlap."""
@@ -385,6 +386,20 @@ class Tracker:
                 events.append(CardRemoved(t.code or "", t.seat, self.frame_index))
                 t.seat, t.other_seat_hits = seat, 0
                 events.append(self._seen(t, None))
+
+    def _lift(self, events: list[Event]) -> None:
+        """A covered card read steadily while the card on it is not seen: that card was lifted off."""
+        n = self.confirm_frames
+        for u in list(self._tracks.values()):
+            top = self._tracks.get(u.covered_by) if u.state == "covered" and u.covered_by is not None else None
+            if top is None or not u.seen_now:
+                continue
+            recent = list(u.votes)[-n:]
+            if len(recent) == n and all(v.code == u.code for v in recent) and top.last_seen < recent[0].frame \
+                    and recent[0].frame > self.frame_index - self.window:
+                del self._tracks[top.id]
+                self._release(top.id)
+                events.append(CardRemoved(top.code or "", top.seat, self.frame_index))
 
     def _release(self, tid: int) -> None:
         for o in self._tracks.values():
