@@ -184,11 +184,17 @@ class Steps:
     *lock* is the owning device's lock (re-entrant): each step is checked and
     run while holding it, so a chain cancelled under that lock never runs
     another step, even one already handed to the clock thread.
+
+    When the clock thread runs late (a busy Pi), *catch_up* runs the missed
+    steps at once, keeping the chain's end on time (fine for a lamp); without
+    it the rest of the chain slides later instead, so steps are never closer
+    together than planned (a servo must not skip ahead).
     """
 
     def __init__(self, scheduler: Scheduler, steps: Iterable[tuple[float, Action]], *,
-                 lock: ContextManager | None = None) -> None:
+                 lock: ContextManager | None = None, catch_up: bool = True) -> None:
         self._scheduler = scheduler
+        self._catch_up = catch_up
         self._lock: ContextManager = contextlib.nullcontext() if lock is None else lock
         self._steps = list(steps)
         if any(b[0] < a[0] for a, b in zip(self._steps, self._steps[1:])):
@@ -221,6 +227,8 @@ class Steps:
                 if delay > 1e-9:
                     self._timer = self._scheduler.call_later(delay, self._fire)
                     return
+                if delay < 0 and not self._catch_up:
+                    self._start -= delay  # late: slide the rest of the chain by the lateness
                 self._index += 1
                 action()
 

@@ -130,7 +130,7 @@ class Wheel:
                 return 0.0
             steps = [(k * STEP_S, self._stepper(a)) for k, a in enumerate(path)]
             steps.append(((len(path) - 1) * STEP_S + self._settle, self._detach))
-            self._job = Steps(self._scheduler, steps, lock=self._lock)
+            self._job = Steps(self._scheduler, steps, lock=self._lock, catch_up=False)
             return round((len(path) - 1) * STEP_S, 4)
 
     def _stepper(self, angle: float):

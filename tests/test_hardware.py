@@ -548,3 +548,38 @@ def test_simulated_games_from_the_rules_engine_drive_the_board(variant):
             if v["out"]:
                 assert shown.face == CENTRE_SECTION[variant]
     assert moves > 0
+
+
+class _LateClock:
+    """A clock whose thread is late: the test fires each booked action itself, at a time of its choosing."""
+
+    def __init__(self):
+        self.t, self.booked = 0.0, []
+
+    def now(self):
+        return self.t
+
+    def call_later(self, delay, action):
+        self.booked.append((self.t + delay, action))
+        return ManualScheduler().call_later(0, lambda: None)   # a cancellable handle
+
+    def fire_late(self, lateness):
+        when, action = self.booked.pop(0)
+        self.t = when + lateness
+        action()
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("catch_up, expected", [
+    (True, [0.0, 0.07, 0.07, 0.07, 0.08]),     # late by 50 ms: the missed steps run at once, the end is on time
+    (False, [0.0, 0.07, 0.09, 0.11, 0.13]),    # the rest slides: steps stay 20 ms apart
+])
+def test_late_clock_catch_up_or_slide(catch_up, expected):
+    clock, ran = _LateClock(), []
+    Steps(clock, [(k * 0.02, lambda: ran.append(round(clock.t, 4))) for k in range(5)], catch_up=catch_up)
+    clock.fire_late(0.05)
+    while clock.booked:
+        clock.fire_late(0.0)
+    assert ran == expected
