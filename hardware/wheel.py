@@ -103,12 +103,6 @@ class Wheel:
         """True while pulses are being sent."""
         return self._servo.value is not None
 
-    @property
-    def moving(self) -> bool:
-        """True until the current move (and its settle time) is over."""
-        with self._lock:
-            return self._job is not None and not self._job.done
-
     def _check(self, angle: float) -> None:
         if not self._low <= angle <= self._high:
             raise ValueError(f"angle {angle} is outside the servo's range {self._low} to {self._high}")

@@ -375,11 +375,12 @@ def test_status_led_steady_when_camera_sees_the_table_blinking_when_not(rig):
         lit.append(int(pin.state))
         clock.advance(0.25)
     assert lit == [1, 1, 0, 0, 1, 1, 0, 0]
+    assert board.status.mode == "blinking"
     board.camera_ok(False)      # repeating the state keeps the rhythm
     assert int(pin.state) == 1
     board.camera_ok(True)
     clock.advance(3)
-    assert pin.state == 1
+    assert pin.state == 1 and board.status.mode == "steady"
 
 
 # --- shutdown -------------------------------------------------------------------------------------
