@@ -73,7 +73,7 @@ function drawPlayers(view) {
   body.replaceChildren(
     ...view.players.map((p) => {
       const marks = [];
-      if (p.dealer) marks.push(el("span", { class: "badge dealer", title: t("dealer") }, "D"));
+      if (p.dealer) marks.push(el("span", { class: "badge dealer", title: t("dealer") }, t("dealer_badge")));
       if (p.folded || folded.has(p.name)) marks.push(el("span", { class: "badge folded" }, t("folded")));
       if (view.out === p.name) marks.push(el("span", { class: "badge out" }, "\u2605"));
       const cls = [p.name === run.last_player ? "last" : "", p.name === run.to_reopen ? "reopen" : ""].join(" ").trim();

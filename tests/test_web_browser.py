@@ -1,0 +1,215 @@
+"""The pages in a real Chromium (Playwright), against waitress on 127.0.0.1.
+
+Screenshots of the scoreboard land in tests/screenshots/ (git-ignored) for
+people to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from companion.table import Table
+from web.app import create_app, stream_hub
+from web.config import WebConfig
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is not installed (the Makefile installs it: apt-get install chromium)", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+PIN = "1357"
+SHOTS = Path(__file__).parent / "screenshots"
+GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy", "Dora"], "chips": 100}
+HAND = [
+    {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"},
+    {"type": "bet", "player": "Ann", "chips": 2}, {"type": "bet", "player": "Bob", "chips": 3},
+    {"type": "fold", "player": "Cy"}, {"type": "bet", "player": "Dora", "chips": 3},
+    {"type": "show", "player": "Ann", "cards": ["9S", "9H", "4C", "4D", "KS"]},
+    {"type": "show", "player": "Bob", "cards": ["2C", "3C", "4H", "5S", "6D"]},
+    {"type": "show", "player": "Dora", "cards": ["2D", "2S", "8C", "JD", "3H"]},
+    {"type": "next"},
+    {"type": "play", "player": "Ann", "card": "5H"}, {"type": "play", "player": "Cy", "card": "6H"},
+    {"type": "play", "player": "Cy", "card": "7H"}, {"type": "play", "player": "Bob", "card": "8H"},
+    {"type": "play", "player": "Ann", "card": "9H"}, {"type": "play", "player": "Cy", "card": "TH"},
+    {"type": "play", "player": "Dora", "card": "JH"}, {"type": "play", "player": "Ann", "card": "QH"},
+    {"type": "play", "player": "Ann", "card": "KH"}, {"type": "play", "player": "Cy", "card": "AH"},
+    {"type": "play", "player": "Cy", "card": "4S"},
+]
+
+
+class Server:
+    """The app under waitress in a background thread, as ``companion web`` runs it."""
+
+    def __init__(self, table: Table, port: int = 0) -> None:
+        from waitress import create_server
+
+        self.app = create_app(table, config=WebConfig(pin=PIN), heartbeat_s=15.0)
+        self.server = create_server(self.app, host="127.0.0.1", port=port, threads=8)
+        self.port = self.server.effective_port
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        stream_hub(self.app).stop()
+        self.server.task_dispatcher.shutdown(timeout=5)
+        for channel in list(self.server._map.values()):
+            channel.close()
+        self.thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Table:
+    return Table.open(tmp_path / "game.sqlite")
+
+
+@pytest.fixture
+def server(table: Table) -> Iterator[Server]:
+    s = Server(table)
+    yield s
+    s.stop()
+
+
+def page_of(browser: Browser, width: int = 1280, height: int = 800, locale: str = "en-GB") -> Page:
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def balance(page: Page, name: str):
+    return page.locator(f'#players tr[data-player="{name}"] td.balance')
+
+
+def test_the_scoreboard_updates_live_within_a_second(browser, server, table):
+    table.submit(GAME)
+    table.submit(HAND[0])
+    page = page_of(browser)
+    page.goto(server.url + "/")
+    expect(page.locator("#conn.on")).to_be_visible(timeout=5000)
+    start = table.view()["balances"]["Ann"]
+    expect(balance(page, "Ann")).to_have_text(str(start))
+    table.submit(HAND[1])
+    table.submit(HAND[2])  # Ann bets 2
+    expect(balance(page, "Ann")).to_have_text(str(start - 2), timeout=1000)
+    expect(page.locator("#log li.newest")).to_have_text("Ann bets 2 chips", timeout=1000)
+    expect(page.locator('#wheel [data-section="poker"] .sec-chips')).to_have_text(str(table.view()["board"]["poker"]))
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_scoreboard_comes_back_after_a_server_restart(browser, table):
+    table.submit(GAME)
+    first = Server(table)
+    page = page_of(browser)
+    page.goto(first.url + "/")
+    expect(page.locator("#conn.on")).to_be_visible(timeout=5000)
+    first.stop()
+    expect(page.locator("#conn.off")).to_be_visible(timeout=5000)
+    second = None
+    for _ in range(50):  # the port may linger a moment
+        try:
+            second = Server(table, port=first.port)
+            break
+        except OSError:
+            time.sleep(0.1)
+    assert second is not None
+    try:
+        table.submit(HAND[0])
+        expect(balance(page, "Ann")).to_have_text(str(table.view()["balances"]["Ann"]), timeout=8000)
+        expect(page.locator("#conn.on")).to_be_visible(timeout=8000)
+    finally:
+        second.stop()
+
+
+def test_the_referee_starts_a_game_plays_and_undoes(browser, server, table):
+    page = page_of(browser)
+    page.goto(server.url + "/referee")
+    page.fill('input[name="pin"]', "0000")
+    page.click('button[type="submit"]')
+    expect(page.locator(".message.error")).to_contain_text("Wrong PIN")
+    page.fill('input[name="pin"]', PIN)
+    page.click('button[type="submit"]')
+    page.wait_for_url("**/referee")
+
+    form = page.locator("#new-game")
+    form.locator('select[name="variant"]').select_option("michigan-1939")
+    form.locator('textarea[name="players"]').fill("Ann\nBob\nCy")
+    form.locator('input[name="chips"]').fill("50")
+    form.locator('select[name="card_penalty"]').select_option("false")
+    form.locator('button[type="submit"]').click()
+    expect(page.locator("#message.ok")).to_be_visible()
+    assert [p["name"] for p in table.view()["players"]] == ["Ann", "Bob", "Cy"]
+
+    page.locator("#deal-form select").select_option("Ann")
+    page.locator("#deal-form button").click()
+    expect(page.locator("#ref-status")).to_contain_text("Ann")
+    page.click('form[data-type="widow"] button[value="keep"]')
+    page.click('button[data-simple="next"]')
+    expect(page.locator("#ref-status")).to_contain_text("Run")
+
+    play = page.locator("#play-form")
+    play.locator("select").select_option("Bob")
+    play.locator('input[name="card"]').fill("5h")
+    play.locator("button").click()
+    expect(page.locator("#message.error")).to_be_visible()  # the dealer leads: the engine's reason shows
+    assert table.view()["run"]["last_card"] is None
+
+    play.locator("select").select_option("Ann")
+    play.locator('input[name="card"]').fill("5h")
+    play.locator("button").click()
+    expect(page.locator("#ref-log li").first).to_have_text("Ann plays Five of hearts")
+    assert table.view()["run"]["last_card"] == "5H"
+
+    chips = page.locator('form[data-type="bet"] input[name="chips"]')
+    chips.fill("2.5")
+    page.locator('form[data-type="bet"] select').select_option("Bob")
+    page.locator('form[data-type="bet"] button').click()
+    assert table.view()["run"]["last_card"] == "5H"  # the browser itself refused 2.5 chips
+
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "referee-1280x800-en.png"), full_page=True)
+    page.click("#undo")
+    expect(page.locator("#ref-log li").first).not_to_have_text("Ann plays Five of hearts")
+    assert table.view()["run"]["last_card"] is None
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("width, height, locale", [(1280, 800, "en-GB"), (800, 1280, "en-GB"), (390, 844, "en-GB"),
+                                                   (1280, 800, "fr-FR"), (1280, 800, "ko-KR")])
+def test_scoreboard_screenshots(browser, server, table, width, height, locale):
+    table.submit(GAME)
+    for event in HAND:
+        table.submit(event)
+    page = page_of(browser, width, height, locale)
+    page.goto(server.url + "/")
+    expect(page.locator("#conn.on")).to_be_visible(timeout=5000)
+    expect(page.locator("#log li.newest")).not_to_be_empty()
+    newest = {"en-GB": "Cy plays Four of spades", "fr-FR": "Cy joue : quatre de pique", "ko-KR": "Cy: 스페이드 4"}[locale]
+    expect(page.locator("#log li.newest")).to_have_text(newest)
+    # everything fits across: nothing wider than the screen
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"scoreboard-{width}x{height}-{locale[:2]}.png"), full_page=True)
+    assert page.errors == []  # type: ignore[attr-defined]
