@@ -13,6 +13,7 @@ brightness and the servo's pulse width can be read back. One log line says which
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 
 from gpiozero import Device
@@ -35,9 +36,11 @@ def is_mock(factory: Factory) -> bool:
 def choose_pin_factory() -> Factory:
     """The real GPIO factory if this machine has one, else mock pins; logs the choice.
 
-    gpiozero's own preference order is kept (lgpio, RPi.GPIO, pigpio, native),
-    and so is ``GPIOZERO_PIN_FACTORY`` if set. Its fallback warnings are
-    folded into the one log line instead of being printed one by one.
+    gpiozero's own preference order is kept (lgpio, RPi.GPIO, pigpio), and so
+    is ``GPIOZERO_PIN_FACTORY`` if set. Its fallback warnings are folded into
+    the one log line instead of being printed one by one. gpiozero's last
+    resort, the native factory, has no PWM, so it counts as no GPIO (with a
+    warning saying what to install).
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -47,6 +50,13 @@ def choose_pin_factory() -> Factory:
             reasons = "; ".join(str(w.message) for w in caught) or str(exc)
             log.info("board: no GPIO here (%s); using mock pins, nothing physical will move", reasons)
             return mock_factory()
+    if type(factory).__name__ == "NativeFactory" and "GPIOZERO_PIN_FACTORY" not in os.environ:
+        # gpiozero's last resort has no PWM: the lamps and the servo could not work at all
+        factory.close()
+        log.warning("board: this Pi has no usable GPIO library (only gpiozero's native factory, which has no "
+                    "PWM); install lgpio (pip install lgpio, or apt install python3-lgpio with a "
+                    "--system-site-packages venv). Using mock pins, nothing physical will move")
+        return mock_factory()
     if is_mock(factory):
         if not issubclass(factory.pin_class, MockPWMPin):
             factory = mock_factory()  # the LEDs and the servo need PWM, which plain MockPin lacks

@@ -584,3 +584,20 @@ def test_late_clock_catch_up_or_slide(catch_up, expected):
     while clock.booked:
         clock.fire_late(0.0)
     assert ran == expected
+
+
+def test_gpiozeros_pwm_less_native_fallback_counts_as_no_gpio(monkeypatch, caplog):
+    class NativeFactory:        # stands in for gpiozero.pins.native.NativeFactory, found on a Pi without lgpio
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    native = NativeFactory()
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    monkeypatch.setattr("gpiozero.Device._default_pin_factory", staticmethod(lambda: native))
+    with caplog.at_level(logging.INFO, logger="hardware.pins"):
+        factory = choose_pin_factory()
+    assert is_mock(factory) and native.closed
+    assert "install lgpio" in caplog.text and caplog.records[-1].levelno == logging.WARNING
+    factory.close()
