@@ -17,7 +17,7 @@ the section's new level.
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from typing import Callable, Sequence
 
 from gpiozero import LED, PWMLED
 from gpiozero.pins import Factory
@@ -117,8 +117,9 @@ class SectionLEDs:
         levels += [0.0] * (len(self._leds) - len(levels))
         with self._lock:
             self._steady = levels
+            pulsing = self.pulsing  # those settle at their new level when the pulse ends
             for i, level in enumerate(levels):
-                if i not in self.pulsing:
+                if i not in pulsing:
                     self._leds[i].value = level
 
     def set(self, index: int, level: float) -> None:
@@ -138,7 +139,7 @@ class SectionLEDs:
             steps.append((len(steps) * FRAME_S, lambda: self._settle(index)))
             self._pulses[index] = Steps(self._scheduler, steps, lock=self._lock)
 
-    def _setter(self, led: PWMLED, level: float):
+    def _setter(self, led: PWMLED, level: float) -> Callable[[], None]:
         def action() -> None:
             with self._lock:
                 if not led.closed:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import threading
+from typing import Callable
 
 from gpiozero import AngularServo
 from gpiozero.pins import Factory
@@ -127,7 +128,7 @@ class Wheel:
             self._job = Steps(self._scheduler, steps, lock=self._lock, catch_up=False)
             return round((len(path) - 1) * STEP_S, 4)
 
-    def _stepper(self, angle: float):
+    def _stepper(self, angle: float) -> Callable[[], None]:
         def action() -> None:
             with self._lock:
                 if not self._servo.closed:
