@@ -681,10 +681,9 @@ class Game:
     def _on_play(self, s: _State, ev: Play) -> None:
         self._need_phase(s, s.phase == "run", "a play")
         player, card = self._player(s, ev.player), ev.card
+        self._available(s, player, card)  # a shown or laid-aside Joker is refused as dead
         if card.is_joker:
-            self._in_pack(s, card)
             raise NotNextCard("the Joker is not played in the run: its holder lays it aside (discard)")
-        self._available(s, player, card)
         if card in s.passed_over:
             exc = Withheld(f"{player} plays {card}, which was passed over as a stop: refused")
             exc.flag = {"kind": "withheld", "players": [player], "cards": [str(card)]}
