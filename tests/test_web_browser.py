@@ -17,6 +17,7 @@ import pytest
 
 from companion.table import Table
 from web.app import create_app, stream_hub
+from web.camera import MemoryCameraView
 from web.config import WebConfig
 
 pytestmark = pytest.mark.browser
@@ -50,10 +51,10 @@ HAND = [
 class Server:
     """The app under waitress in a background thread, as ``companion web`` runs it."""
 
-    def __init__(self, table: Table, port: int = 0) -> None:
+    def __init__(self, table: Table, port: int = 0, camera: MemoryCameraView | None = None) -> None:
         from waitress import create_server
 
-        self.app = create_app(table, config=WebConfig(pin=PIN), heartbeat_s=15.0)
+        self.app = create_app(table, config=WebConfig(pin=PIN), camera=camera, heartbeat_s=15.0)
         self.server = create_server(self.app, host="127.0.0.1", port=port, threads=8)
         self.port = self.server.effective_port
         self.url = f"http://127.0.0.1:{self.port}"
@@ -95,6 +96,7 @@ def page_of(browser: Browser, width: int = 1280, height: int = 800, locale: str 
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.errors = errors  # type: ignore[attr-defined]
     return page
 
@@ -141,6 +143,13 @@ def test_the_scoreboard_comes_back_after_a_server_restart(browser, table):
         expect(page.locator("#conn.on")).to_be_visible(timeout=8000)
     finally:
         second.stop()
+
+
+def sign_in(page: Page, url: str) -> None:
+    page.goto(url + "/referee/login")
+    page.fill('input[name="pin"]', PIN)
+    page.click('button[type="submit"]')
+    page.wait_for_url("**/referee")
 
 
 def test_the_referee_starts_a_game_plays_and_undoes(browser, server, table):
@@ -213,3 +222,47 @@ def test_scoreboard_screenshots(browser, server, table, width, height, locale):
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"scoreboard-{width}x{height}-{locale[:2]}.png"), full_page=True)
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_seat_zones_are_dragged_and_saved(browser, table):
+    import cv2
+    import numpy as np
+
+    from vision.detection import Detection
+
+    frame = np.full((480, 640, 3), (40, 110, 60), np.uint8)
+    cv2.rectangle(frame, (300, 200), (360, 290), (250, 250, 250), -1)
+    jpeg = cv2.imencode(".jpg", frame)[1].tobytes()
+    outline = np.array([[300, 200], [360, 200], [360, 290], [300, 290]], np.float32)
+    camera = MemoryCameraView(jpeg=jpeg, size=(640, 480), detections=[Detection("QS", 0.9, outline)],
+                              zones={"Ann": [[0, 0], [200, 0], [200, 150], [0, 150]]})
+    table.submit(GAME)
+    server = Server(table, camera=camera)
+    try:
+        page = page_of(browser)
+        sign_in(page, server.url)
+        page.goto(server.url + "/camera")
+        expect(page.locator("#overlay .det")).to_have_count(1)
+        expect(page.locator("#overlay .corner")).to_have_count(4)
+        page.fill('#add-zone input[name="name"]', "Bob")
+        page.click("#add-zone button")
+        expect(page.locator("#overlay .zone")).to_have_count(2)
+        corner = page.locator('#overlay .corner[data-zone="Bob"][data-corner="2"]')
+        box = corner.bounding_box()
+        stage = page.locator("#overlay").bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        target = (stage["x"] + stage["width"] * 0.75, stage["y"] + stage["height"] * 0.6)  # (480, 288) in the frame
+        page.mouse.move(*target, steps=5)
+        page.mouse.up()
+        page.click("#save-zones")
+        expect(page.locator("#message.ok")).to_be_visible()
+        zones = camera.zones()
+        assert set(zones) == {"Ann", "Bob"} and zones["Ann"][2] == [200.0, 150.0]
+        x, y = zones["Bob"][2]
+        assert abs(x - 480) < 4 and abs(y - 288) < 4, zones["Bob"]
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / "camera-1280x800-en.png"), full_page=True)
+        assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        server.stop()

@@ -142,7 +142,9 @@ async function refreshDetections() {
       const data = await r.json();
       if (data.width && data.height && (!size || size[0] !== data.width || size[1] !== data.height)) {
         size = [data.width, data.height];
-        document.getElementById("stage").style.aspectRatio = `${data.width} / ${data.height}`;
+        const stage = document.getElementById("stage");
+        stage.style.aspectRatio = `${data.width} / ${data.height}`;
+        stage.style.maxWidth = `calc((100vh - 9rem) * ${data.width / data.height})`; // the whole frame on screen
         overlay.setAttribute("viewBox", `0 0 ${data.width} ${data.height}`);
       }
       detections = data.detections;

@@ -1,0 +1,51 @@
+"""``companion web``: serves a stored record with waitress, and refuses bad flags clearly."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_companion_web_serves_a_record_and_stops_on_interrupt(tmp_path):
+    record = tmp_path / "game.jsonl"
+    record.write_text(json.dumps({"type": "game", "variant": "tripoley", "players": ["Ann", "Bob"], "chips": 30}) + "\n")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "web", "--record", str(record), "--port", str(port)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        view = None
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=1) as r:
+                    view = json.load(r)
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert view is not None and view["variant"] == "tripoley" and view["balances"] == {"Ann": 30, "Bob": 30}
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+            assert r.headers["Server"] == "table-companion"  # waitress, not Flask's debug server
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=10)
+    assert proc.returncode == 0, out
+    assert "Referee PIN for this run:" in out  # no --pin: one was made up and shown
+
+
+def test_companion_web_refuses_a_bad_port(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "companion", "web", "--record", str(tmp_path / "g.jsonl"), "--port", "70000"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and "web.port" in proc.stderr
