@@ -1,0 +1,224 @@
+"""``companion replay FILE --json`` exactly as RECORD.md says: keys, line numbers, refusals, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+KEYS = ["variant", "hands", "phase", "balances", "board", "rejected", "flags"]
+
+EXAMPLE = """\
+{"type":"game","variant":"michigan-1939","players":["Ann","Bob","Cy"],"chips":100}
+{"type":"deal","dealer":"Ann"}
+{"type":"widow","action":"keep"}
+{"type":"bet","player":"Ann","chips":2}
+{"type":"bet","player":"Bob","chips":2}
+{"type":"fold","player":"Cy"}
+{"type":"show","player":"Ann","cards":["9S","9H","4C","4D","KS"]}
+{"type":"show","player":"Bob","cards":["2C","3C","4H","5S","6D"]}
+{"type":"next"}
+{"type":"play","player":"Ann","card":"5H"}
+{"type":"play","player":"Cy","card":"6H"}
+"""
+
+EXAMPLE_SUMMARY = {
+    "variant": "michigan-1939",
+    "hands": 1,
+    "phase": "run",
+    "balances": {"Ann": 80, "Bob": 97, "Cy": 91},
+    "board": {"AH": 4, "KC": 4, "QH": 4, "JS": 4, "TH": 4, "QH-KH": 4, "7-8-9": 4, "poker": 0, "pot": 4},
+    "rejected": [],
+    "flags": [],
+}
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "game.jsonl") -> Path:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def replay_json(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["replay", str(path), "--json"])
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, "one JSON object on one line"
+    return code, json.loads(out)
+
+
+def lines(*events: dict[str, Any] | str) -> str:
+    return "".join((e if isinstance(e, str) else json.dumps(e)) + "\n" for e in events)
+
+
+GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
+
+
+def test_the_example_of_record_md(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, summary = replay_json(write(tmp_path, EXAMPLE), capsys)
+    assert code == 0
+    assert list(summary) == KEYS
+    assert summary == EXAMPLE_SUMMARY
+
+
+def test_line_numbers_count_blank_lines_which_are_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = lines(
+        "",
+        GAME,
+        "",
+        "   ",
+        {"type": "deal", "dealer": "Ann"},
+        {"type": "bet", "player": "Bob", "chips": 1},  # line 6: the widow comes first
+        "",
+        {"type": "widow", "action": "keep"},
+        {"type": "bet", "player": "Zed", "chips": 1},  # line 9
+    )
+    code, summary = replay_json(write(tmp_path, text), capsys)
+    assert code == 0
+    assert [r["line"] for r in summary["rejected"]] == [6, 9]
+    assert all(isinstance(r["reason"], str) and r["reason"] for r in summary["rejected"])
+    assert "Zed" in summary["rejected"][1]["reason"]
+    assert summary["phase"] == "poker" and summary["hands"] == 1
+
+
+def test_refused_lines_of_every_kind_and_the_replay_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = lines(
+        GAME,
+        "this is not JSON",  # 2
+        "[1, 2, 3]",  # 3
+        {"type": "shuffle"},  # 4
+        {"dealer": "Ann"},  # 5
+        {"type": "deal"},  # 6
+        {"type": "deal", "dealer": "Ann"},
+        {"type": "widow", "action": "keep"},
+        {"type": "bet", "player": "Ann", "chips": 2.0},  # 9
+        {"type": "bet", "player": "Ann", "chips": "3"},  # 10
+        {"type": "bet", "player": "Ann", "chips": True},  # 11
+        {"type": "show", "player": "Ann", "cards": ["9S", "9H", "4C", "4D", "XX"]},  # 12
+        GAME,  # 13: a second game line
+        {"type": "next", "note": "fields a type does not use are ignored"},
+        {"type": "play", "player": "Ann", "card": "JK"},  # 15: no Joker in Michigan
+        {"type": "play", "player": "Ann", "card": "5H"},
+        {"type": "play", "player": "Ann", "card": "5H"},  # 17: already played
+    )
+    code, summary = replay_json(write(tmp_path, text), capsys)
+    assert code == 0
+    assert [r["line"] for r in summary["rejected"]] == [2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 15, 17]
+    assert summary["phase"] == "run"
+    assert summary["balances"] == {"Ann": 82, "Bob": 91, "Cy": 91}
+
+
+def test_flags_with_their_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = lines(
+        GAME,
+        {"type": "deal", "dealer": "Ann"},
+        {"type": "widow", "action": "keep"},
+        {"type": "next"},
+        {"type": "play", "player": "Ann", "card": "5H"},
+        {"type": "play", "player": "Bob", "card": "6H"},
+        {"type": "play", "player": "Bob", "card": "2C"},  # 7H passed over
+        "",
+        {"type": "play", "player": "Cy", "card": "3C"},
+        {"type": "play", "player": "Cy", "card": "7H"},  # 10: withheld, refused
+        {"type": "play", "player": "Cy", "card": "2H"},
+        {"type": "play", "player": "Ann", "card": "3H"},  # 12: not-lowest, stands
+    )
+    code, summary = replay_json(write(tmp_path, text), capsys)
+    assert code == 0
+    assert [r["line"] for r in summary["rejected"]] == [10]
+    assert summary["flags"] == [
+        {"line": 10, "kind": "withheld", "players": ["Cy"], "cards": ["7H"]},
+        {"line": 12, "kind": "not-lowest", "players": ["Ann"], "cards": ["5H", "3H"]},
+    ]
+
+
+def test_undo_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = EXAMPLE + lines({"type": "undo"}, {"type": "undo"}, {"type": "play", "player": "Bob", "card": "5H"})
+    code, summary = replay_json(write(tmp_path, text), capsys)
+    assert code == 0
+    assert [r["line"] for r in summary["rejected"]] == [14]  # Ann leads again after two undos
+    text = lines(GAME, {"type": "undo"})
+    code, summary = replay_json(write(tmp_path, text, "undo.jsonl"), capsys)
+    assert code == 0 and [r["line"] for r in summary["rejected"]] == [2]
+
+
+def test_windows_line_endings_and_a_missing_last_newline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = EXAMPLE.replace("\n", "\r\n").rstrip("\r\n")
+    code, summary = replay_json(write(tmp_path, text), capsys)
+    assert code == 0 and summary == EXAMPLE_SUMMARY
+
+
+def test_a_corrupt_record_is_replayed_as_far_as_it_goes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    torn = EXAMPLE.encode() + b'{"type":"play","player":"Bob","ca'
+    code, summary = replay_json(write(tmp_path, torn), capsys)
+    assert code == 0
+    assert [r["line"] for r in summary["rejected"]] == [12]
+    assert summary["balances"] == EXAMPLE_SUMMARY["balances"]
+    garbage = EXAMPLE.encode().replace(b'{"type":"next"}', b'\x00\x01{"type":"ne\x7f')
+    code, summary = replay_json(write(tmp_path, garbage, "garbage.jsonl"), capsys)
+    assert code == 0
+    assert [r["line"] for r in summary["rejected"]] == [9]
+    assert summary["phase"] == "run"  # the next was lost: Ann's play closes poker itself
+    assert summary["balances"] == EXAMPLE_SUMMARY["balances"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"\n\n",
+        b"not json\n",
+        b'{"type":"deal","dealer":"Ann"}\n',
+        b'{"type":"game","variant":"michigan-1939","players":["Ann"],"chips":100}\n',
+        b'{"type":"game","variant":"michigan-1939","players":["Ann","Bob"],"chips":100,"options":{"reopen":"up"}}\n',
+        b'{"type":"game","variant":"whist","players":["Ann","Bob"],"chips":100}\n',
+        b"\xff\xfe\x00garbage",
+    ],
+)
+def test_exit_2_when_the_file_cannot_be_replayed(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes) -> None:
+    code = main(["replay", str(write(tmp_path, content)), "--json"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    assert captured.err.strip()
+
+
+def test_exit_2_for_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(tmp_path / "nowhere.jsonl"), "--json"]) == 2
+    assert capsys.readouterr().out == ""
+
+
+def test_blank_lines_before_the_game_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, summary = replay_json(write(tmp_path, "\n\n" + EXAMPLE), capsys)
+    assert code == 0 and summary == EXAMPLE_SUMMARY
+
+
+def test_the_readable_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, EXAMPLE + lines({"type": "bet", "player": "Ann", "chips": 1}))
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Michigan Rummy" in out and "line 12: refused" in out and "Bob 97" in out
+
+
+def test_the_installed_command_in_a_subprocess(tmp_path: Path) -> None:
+    path = write(tmp_path, EXAMPLE)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "replay", str(path), "--json"],
+        capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == EXAMPLE_SUMMARY
+    bad = subprocess.run(
+        [sys.executable, "-m", "companion", "replay", str(tmp_path / "missing.jsonl"), "--json"],
+        capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
+    )
+    assert bad.returncode == 2 and bad.stdout == ""
