@@ -266,3 +266,52 @@ def test_seat_zones_are_dragged_and_saved(browser, table):
         assert page.errors == []  # type: ignore[attr-defined]
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("variant", ["bonanza", "tripoley"])
+def test_every_variants_wheel_shows_every_section(browser, server, table, variant):
+    table.submit({**GAME, "variant": variant})
+    table.submit({"type": "deal", "dealer": "Bob"})
+    page = page_of(browser)
+    page.goto(server.url + "/")
+    view = table.view()
+    for section in view["sections"]:
+        name = section["name"]
+        chips = page.locator(f'#wheel [data-section="{name}"] .sec-chips')
+        expect(chips).to_have_text(str(section["chips"]))
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"scoreboard-1280x800-en-{variant}.png"))
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_scoreboard_draws_every_part_of_the_view(browser, server, table):
+    """Settlement, notice, pending reads, poker bets, widow bids and the end, as the engine reports them."""
+    table.submit(GAME)
+    table.submit(HAND[0])
+    page = page_of(browser, locale="de-DE")
+    page.goto(server.url + "/")
+    expect(page.locator("#conn.on")).to_be_visible(timeout=5000)
+    view = table.view()
+    view.update(
+        version=view["version"] + 100, call="QS-JD", out="Bob",
+        settlement=[{"from": "Cy", "to": "Bob", "chips": 3}, {"from": "Ann", "to": "Bob", "chips": 1}],
+        notice={"kind": "rejected", "text": "Bob cannot play 9H: the run expects 7H", "player": "Bob", "card": "9H"},
+        poker={"section": "poker", "bets": {"Ann": 2, "Dora": 4}, "folded": ["Cy"], "shown": {}},
+        widow={"bids": [{"player": "Dora", "chips": 3}]},
+        won=[{"section": "KC", "player": "Bob", "chips": 14}],
+    )
+    page.evaluate("view => render(view)", view)
+    expect(page.locator("#settlement")).to_contain_text("Cy zahlt Bob 3 Chips")
+    expect(page.locator("#settlement")).to_contain_text("Ann zahlt Bob 1 Chip")
+    expect(page.locator("#notice")).to_contain_text("Bob cannot play 9H")
+    expect(page.locator("#banner")).to_have_text("Bob ist draußen!")
+    expect(page.locator("#status .call")).to_contain_text("Dame-Bube")
+    expect(page.locator("#extra")).to_contain_text("Dora 4")
+    expect(page.locator("#extra")).to_contain_text("Dora 3")
+    expect(page.locator('#players tr[data-player="Cy"] .badge.folded')).to_be_visible()
+    expect(page.locator('#wheel .section.won[data-section="KC"]')).to_have_count(1)
+    view.update(version=view["version"] + 1, over=True, out=None, notice=None)
+    page.evaluate("view => render(view)", view)
+    expect(page.locator("#banner")).to_have_text("Spiel beendet")
+    expect(page.locator("#notice")).to_be_hidden()
+    assert page.errors == []  # type: ignore[attr-defined]

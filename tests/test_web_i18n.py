@@ -31,7 +31,7 @@ def test_every_catalog_has_the_english_keys(code):
     english, other = keys(load("en")), keys(load(code))
     missing = {k for k in english - other if not k.startswith("chips.")}  # plural forms differ by language
     assert not missing, missing
-    assert not other - english - {"log.end"}, other - english
+    assert not other - english - {"log.end"}, other - english  # English words the end of a hand with the reason
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
@@ -64,6 +64,7 @@ def test_every_section_of_every_variant_has_a_name(code):
                 "JH KH-QH 8-9-10 kitty").split()
     for name in sections:
         assert cat.section_name(name) not in ("", name) or name in ("7-8-9", "8-9-10"), name
+    assert cat.section_name("pot", "tripoley") != cat.section_name("pot", "michigan-1939")
 
 
 LOG = [

@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from flask import (
-    Flask, Response, abort, g, jsonify, make_response, redirect, render_template, request, session, stream_with_context,
-    url_for,
+    Flask, Response, abort, g, jsonify, make_response, redirect, render_template, request, session, url_for,
 )
 from werkzeug.exceptions import HTTPException
 
@@ -336,7 +335,7 @@ def create_app(
             finally:
                 table.unsubscribe(q)
 
-        response = Response(stream_with_context(stream()), mimetype="text/event-stream")
+        response = Response(stream(), mimetype="text/event-stream")
         response.headers["Cache-Control"] = "no-store"
         response.headers["X-Accel-Buffering"] = "no"
         return response

@@ -81,8 +81,10 @@ class Catalog:
             return code
         return self.data["card"].format(rank=rank, suit=suit)
 
-    def section_name(self, name: str) -> str:
-        named = self._get("sections", name)
+    def section_name(self, name: str, variant: str | None = None) -> str:
+        """A board section by name; ``variant`` picks a game's own word where it differs (Tripoley's pot)."""
+        named = self._get("sections", f"{variant}:{name}") if variant else None
+        named = named if named is not None else self._get("sections", name)
         return named if named is not None else self.card_name(name)
 
     def chips(self, n: int) -> str:

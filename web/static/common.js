@@ -44,8 +44,10 @@ function isRed(code) {
   return code.length === 2 && (code[1] === "H" || code[1] === "D");
 }
 
+let VARIANT = BOOT.view ? BOOT.view.variant : null; // some names differ by game (Tripoley's "pot" is its poker pool)
+
 function sectionName(name) {
-  const named = lookup("sections", name);
+  const named = lookup("sections", `${VARIANT}:${name}`) ?? lookup("sections", name);
   return named != null ? named : cardName(name);
 }
 
@@ -120,6 +122,7 @@ function connectLive(onView) {
   function apply(view) {
     if (!view || view.version === version) return;
     version = view.version;
+    VARIANT = view.variant;
     onView(view);
   }
   function setLive(on) {

@@ -3,11 +3,19 @@
 
 const CENTRE = { "michigan-1939": "pot", bonanza: "centre", tripoley: "kitty" };
 
-function sectionShort(name) {
+// A section's label for the wheel: card parts as "Q♥" each in its suit's colour, other names translated.
+function sectionLabel(name, x, y, size) {
   const parts = name.split("-");
-  if (parts.every(isCard)) return parts.map(cardShort).join("");
-  if (parts.every((p) => /^\d+$/.test(p))) return name;
-  return sectionName(name);
+  const text = el("svg:text", { x: x.toFixed(2), y: y.toFixed(2), class: "sec-name" });
+  if (parts.every(isCard)) {
+    parts.forEach((p) => text.append(el("svg:tspan", { class: isRed(p) ? "red" : null }, cardShort(p))));
+  } else {
+    const label = parts.every((p) => /^\d+$/.test(p)) ? name : sectionName(name);
+    text.append(label);
+    size = size * Math.min(1, 6 / Math.max(label.length, 1)); // long words shrink to stay in their wedge
+  }
+  text.setAttribute("font-size", size.toFixed(2));
+  return text;
 }
 
 function polar(r, angle) {
@@ -20,11 +28,6 @@ function wedge(r0, r1, a0, a1) {
   const large = a1 - a0 > Math.PI ? 1 : 0;
   return `M${x0.toFixed(2)},${y0.toFixed(2)} A${r1},${r1} 0 ${large} 1 ${x1.toFixed(2)},${y1.toFixed(2)} ` +
     `L${x2.toFixed(2)},${y2.toFixed(2)} A${r0},${r0} 0 ${large} 0 ${x3.toFixed(2)},${y3.toFixed(2)} Z`;
-}
-
-function sectionLabel(name, x, y, size) {
-  const red = name.split("-").some(isRed);
-  return el("svg:text", { x: x.toFixed(2), y: y.toFixed(2), class: "sec-name" + (red ? " red" : ""), "font-size": size }, sectionShort(name));
 }
 
 function drawWheel(view) {
@@ -130,7 +133,7 @@ function drawNotice(view) {
   const box = document.getElementById("notice");
   const n = view.notice;
   box.hidden = !n;
-  box.replaceChildren(n ? el("span", {}, "\u26A0 ", n.text || "") : "");
+  box.replaceChildren(n ? el("span", {}, "\u26A0 ", el("strong", {}, t("rejected")), " \u2014 ", n.text || "") : "");
   const banner = document.getElementById("banner");
   let text = null;
   if (view.over) text = t("game_over");
