@@ -319,7 +319,7 @@ def create_app(
                 started = last_sent = time.monotonic()
                 while not hub.stopping.is_set() and time.monotonic() - started < hub.max_stream_s:
                     try:
-                        view = q.get(timeout=min(1.0, hub.heartbeat_s))  # wakes each second to notice a stop
+                        view = q.get(timeout=min(0.5, hub.heartbeat_s))  # wakes to notice a stop
                     except queue.Empty:
                         if time.monotonic() - last_sent >= hub.heartbeat_s:
                             yield ": heartbeat\n\n"

@@ -3,6 +3,7 @@
 
 const CARD_RE = /^\s*(10|[2-9TJQKA])[SHDC\u2660\u2665\u2666\u2663]\s*$|^\s*JK\s*$/i;
 let VIEW = null;
+let lastDealer; // the deal form proposes the next dealer once per change of dealer, not on every update
 
 function say(text, ok) {
   const box = document.getElementById("message");
@@ -90,8 +91,10 @@ function fillPlayerSelects(view) {
     if (names.includes(chosen)) select.value = chosen;
   }
   const deal = document.querySelector("#deal-form select");
-  if (deal && view.dealer && names.length) deal.value = names[(names.indexOf(view.dealer) + 1) % names.length];
-  else if (deal && !deal.value && names.length) deal.value = names[0];
+  if (deal && names.length && (view.dealer !== lastDealer || !deal.value)) {
+    deal.value = view.dealer ? names[(names.indexOf(view.dealer) + 1) % names.length] : names[0];
+  }
+  lastDealer = view.dealer;
 }
 
 function drawStatus(view) {
