@@ -1,0 +1,212 @@
+"""The recogniser on synthetic tables whose every card is known.
+
+Most tests pair the real detection half with :class:`TemplateClassifier`, a
+test double that reads the shipped deck's corners by correlation: it is exact
+on the rendered deck, so a miss here is the detector's (or the evidence
+combination's) fault, not the model's.  ``TestWithModel`` runs the shipped
+model end to end and is skipped where no model has been built.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import _detect
+from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, extract_patch
+from vision.detection import Detection
+from vision.recognizer import FrameError, Recognizer, annotate
+from vision.render import PlacedCard, card_face, render_scene
+
+NONE = len(CLASSES) - 1
+
+
+class TemplateClassifier:
+    """Reads the shipped deck's index corners by normalised correlation with its own faces."""
+
+    def __init__(self, threshold: float = 0.6) -> None:
+        rows = []
+        for code in CLASSES[:NONE]:
+            face = card_face(code)
+            h, w = face.shape[:2]
+            to_face = np.array([[w / CARD_SIZE[0], 0, 0], [0, h / CARD_SIZE[1], 0], [0, 0, 1]])
+            rows.append(self._normalise(extract_patch(face, to_face)[None])[0])
+        self.templates = np.stack(rows)
+        self.threshold = threshold
+
+    @staticmethod
+    def _normalise(patches: np.ndarray) -> np.ndarray:
+        x = patches.reshape(len(patches), -1).astype(np.float32)
+        x -= x.mean(axis=1, keepdims=True)
+        return x / (np.linalg.norm(x, axis=1, keepdims=True) + 1e-6)
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        corr = self._normalise(patches) @ self.templates.T
+        probs = np.zeros((len(patches), len(CLASSES)), np.float32)
+        e = np.exp((corr - corr.max(axis=1, keepdims=True)) * 100)
+        probs[:, :NONE] = e / e.sum(axis=1, keepdims=True)
+        none = corr.max(axis=1) < self.threshold
+        probs[none] = 0
+        probs[none, NONE] = 1
+        return probs
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> Recognizer:
+    return Recognizer(classifier=TemplateClassifier())
+
+
+def codes(detections: list[Detection]) -> list[str]:
+    return sorted(d.code for d in detections)
+
+
+def assert_outline_near(d: Detection, outline: np.ndarray, width: float) -> None:
+    """The detection's outline is the card's, as the same corners or turned 180 degrees."""
+    best = min(np.abs(d.outline - np.roll(outline, k, axis=0)).max() for k in (0, 2))
+    assert best < 0.15 * width, (d.outline, outline)
+
+
+@pytest.mark.parametrize("angle", [0, 30, 90, 145, 200, 271])
+@pytest.mark.parametrize("width", [60, 110])
+def test_single_card_any_rotation_and_scale(recognizer: Recognizer, angle: float, width: float) -> None:
+    card = PlacedCard("7D", (620, 360), angle, width)
+    frame, outlines = render_scene([card], background="wood", seed=angle, noise=2)
+    found = recognizer.detect(frame)
+    assert codes(found) == ["7D"]
+    assert_outline_near(found[0], outlines[0], width)
+    assert 0.5 <= found[0].confidence <= 1.0
+
+
+@pytest.mark.parametrize("style", ["light_wood", "dark_wood", "felt", "blue_felt"])
+def test_light_and_dark_tables(recognizer: Recognizer, style: str) -> None:
+    cards = [PlacedCard("AS", (300, 300), 10, 90), PlacedCard("KH", (700, 350), -25, 90),
+             PlacedCard("JK", (1000, 500), 95, 90)]
+    frame, _ = render_scene(cards, background=style, noise=2)
+    assert codes(recognizer.detect(frame)) == ["AS", "JK", "KH"]
+
+
+@pytest.mark.parametrize("shift, turn", [((0.35, 0.25), 12), ((0.45, -0.1), -15), ((-0.4, 0.3), 45)])
+def test_overlapping_pair(recognizer: Recognizer, shift: tuple[float, float], turn: float) -> None:
+    w = 95
+    under = PlacedCard("QS", (500, 330), 5, w)
+    over = PlacedCard("7H", (500 + shift[0] * w, 330 + shift[1] * w), 5 + turn, w)
+    frame, _ = render_scene([under, over], background="light_wood", noise=2)
+    assert codes(recognizer.detect(frame)) == ["7H", "QS"]
+
+
+def fan(codes: list[str], step_deg: float, *, radius: float = 230, pivot=(620, 600)) -> list[PlacedCard]:
+    """A hand fanned about a pivot below the cards, later cards on top."""
+    cards = []
+    for i, code in enumerate(codes):
+        a = math.radians(step_deg * (i - (len(codes) - 1) / 2))
+        centre = (pivot[0] + radius * math.sin(a), pivot[1] - radius * math.cos(a))
+        cards.append(PlacedCard(code, centre, -math.degrees(a), 100))
+    return cards
+
+
+def index_corner_proposed(proposals: list[np.ndarray], outline: np.ndarray, width: float) -> bool:
+    """Some proposal puts a card's top-left index corner where this card's is, the right way up."""
+    for m in proposals:
+        origin = m @ [0, 0, 1]
+        x_end = m @ [CARD_SIZE[0], 0, 1]
+        if np.hypot(*(origin[:2] / origin[2] - outline[0])) < 0.1 * width \
+                and np.hypot(*(x_end[:2] / x_end[2] - outline[1])) < 0.2 * width:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("layout", ["fan", "spread"])
+def test_every_index_in_a_fan_or_spread_is_proposed(recognizer: Recognizer, layout: str) -> None:
+    """The detection half finds each card's index corner though the outline shows few corners."""
+    hand = ["2C", "5D", "9S", "TH", "KC"]
+    cards = fan(hand, 15) if layout == "fan" else [PlacedCard(c, (480 + 32 * i, 380), 4, 100)
+                                                   for i, c in enumerate(hand)]
+    frame, outlines = render_scene(cards, background="felt", noise=2)
+    proposals = recognizer.propose(frame)
+    assert all(index_corner_proposed(proposals, o, 100) for o in outlines)
+
+
+def test_card_backs_are_ignored(recognizer: Recognizer) -> None:
+    cards = [PlacedCard("4C", (400, 360), 0, 90), PlacedCard("8D", (800, 360), 20, 90, face_up=False),
+             PlacedCard("9D", (900, 400), 10, 90, face_up=False)]
+    frame, _ = render_scene(cards, background="wood", noise=2)
+    assert codes(recognizer.detect(frame)) == ["4C"]
+
+
+def test_card_filling_the_picture(recognizer: Recognizer) -> None:
+    """A close-up crop with no table around the card, stretched to a square like a dataset crop."""
+    face = card_face("QD")
+    square = cv2.resize(face, (224, 224), interpolation=cv2.INTER_AREA)
+    assert codes(recognizer.detect(square)) == ["QD"]
+
+
+def test_empty_table_and_noise_give_nothing(recognizer: Recognizer) -> None:
+    for style in ("wood", "light_wood", "felt", "cloth"):
+        frame, _ = render_scene([], background=style, noise=3)
+        assert recognizer.detect(frame) == []
+    rng = np.random.default_rng(7)
+    assert recognizer.detect(rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)) == []
+
+
+@pytest.mark.parametrize("bad", [None, "frame", np.zeros((720, 1280), np.uint8),
+                                 np.zeros((720, 1280, 3), np.float32), np.zeros((0, 0, 3), np.uint8),
+                                 np.zeros((720, 1280, 4), np.uint8)])
+def test_invalid_frame_raises(recognizer: Recognizer, bad: object) -> None:
+    with pytest.raises(FrameError):
+        recognizer.detect(bad)  # type: ignore[arg-type]
+    assert issubclass(FrameError, ValueError)
+
+
+def test_any_frame_size_reports_frame_coordinates(recognizer: Recognizer) -> None:
+    card = PlacedCard("5H", (900, 500), 15, 140)
+    frame, outlines = render_scene([card], size=(1920, 1080), background="dark_wood", noise=2)
+    found = recognizer.detect(frame)
+    assert codes(found) == ["5H"]
+    assert_outline_near(found[0], outlines[0], 140)
+    small = cv2.resize(frame, (640, 360), interpolation=cv2.INTER_AREA)
+    found = recognizer.detect(small)
+    assert codes(found) == ["5H"]
+    assert_outline_near(found[0], outlines[0] / 3, 140 / 3)
+
+
+def test_annotate_draws_without_touching_the_frame(recognizer: Recognizer) -> None:
+    frame, _ = render_scene([PlacedCard("3S", (640, 360), 0, 100)], background="felt")
+    before = frame.copy()
+    found = recognizer.detect(frame)
+    drawn = annotate(frame, found)
+    assert np.array_equal(frame, before)
+    assert drawn.shape == frame.shape and not np.array_equal(drawn, frame)
+    assert np.array_equal(Recognizer.annotate(frame, found), drawn)
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(ValueError):
+        Recognizer(classifier=TemplateClassifier(), min_confidence=1.5)
+    with pytest.raises(ValueError):
+        Recognizer(classifier=TemplateClassifier(), work_size=10)
+
+
+def test_corners_measure_a_whole_card() -> None:
+    """The detection half alone: a lone card yields its four corners and its true width."""
+    card = PlacedCard("6C", (400, 300), 33, 120)
+    frame, _ = render_scene([card], size=(800, 600), background="dark_wood")
+    corners = _detect.find_corners(_detect.card_mask(frame), min_edge=8, epsilon=1.8)
+    _detect.measure_edges(corners, min_length=24)
+    width = _detect.scene_card_width(corners)
+    assert width is not None and math.isclose(width, 120, rel_tol=0.05)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")
+class TestWithModel:
+    """The shipped model end to end on a small synthetic table."""
+
+    def test_table(self) -> None:
+        rec = Recognizer()
+        cards = [PlacedCard("AS", (300, 250), 8, 95), PlacedCard("TD", (340, 280), 20, 95),
+                 PlacedCard("KH", (800, 300), -30, 95), PlacedCard("2C", (700, 560), 90, 95),
+                 PlacedCard("5S", (1000, 520), 0, 95, face_up=False)]
+        frame, _ = render_scene(cards, background="light_wood", noise=2)
+        assert codes(rec.detect(frame)) == ["2C", "AS", "KH", "TD"]

@@ -1,0 +1,472 @@
+"""Card hypotheses from a frame: where might a card's index corner be?
+
+The recogniser's detection half, kept apart so that it can be tested without a
+model.  It never decides *whether* a hypothesis is a card: it proposes
+generously and lets the classifier's ``none`` class reject the wrong ones.
+
+The four choices that make the classic threshold-and-quadrilateral reader fail
+on real tables are each replaced here:
+
+* **No global threshold.**  A card face is the brightest, least yellow thing
+  around it, so :func:`card_mask` compares a "white and not warm" value with
+  its local mean over a window a few card widths across.  A light wooden
+  table, a lamp's gradient or a dark cloth all work the same way.
+* **Corners, not quadrilaterals.**  Overlapped and fanned cards merge into one
+  blob whose outline is no quadrilateral, but every visible card corner is
+  still a convex, roughly right-angled turn between two straight runs of the
+  outline.  :func:`find_corners` finds those turns; each one is a hypothesis.
+* **No fixed pixel sizes.**  Tolerances are fractions of the frame, and the
+  card's size comes from the scene: edges running from one right-angled
+  corner to another give the card's width and height (:func:`measure_edges`).
+* Which of a corner's two edges is the short one need not be known: ordering
+  the edges so that the corner is a *top-left* one fixes the card's x axis,
+  and a corner that is really a top-right one yields a patch of plain card
+  that the classifier calls ``none``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.classifier import CARD_SIZE
+
+ASPECT = CARD_SIZE[1] / CARD_SIZE[0]
+"""Height over width of a card (1.4: poker size; bridge cards are about 1.56)."""
+
+_MAX_TURN_COS = math.cos(math.radians(68))   # corner angle within 90 ± 22 degrees
+_ROUGH_TURN_COS = math.cos(math.radians(55))  # before refitting the edges
+_PARALLEL_COS = math.cos(math.radians(12))
+_MIN_BEND_SIN = math.sin(math.radians(7))      # a fan's bend from one card's edge to the next
+
+
+@dataclass
+class Corner:
+    """A convex, near-right-angled turn of a bright blob's outline, in working pixels.
+
+    ``u`` and ``v`` are unit vectors along the two edges, ordered so that the
+    corner would be a card's top-left corner (``u`` to the right along the
+    top, ``v`` down the left side: ``cross(u, v) > 0`` with y pointing down).
+    ``seen_u`` and ``seen_v`` are how far each edge is visible from the corner;
+    ``edge_u`` / ``edge_v`` the displacement to the corner at the other end of
+    that edge when one was found (so the edge's full length is known).
+    """
+
+    point: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    seen_u: float
+    seen_v: float
+    edge_u: np.ndarray | None = field(default=None)
+    edge_v: np.ndarray | None = field(default=None)
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A possible card: the affine map from card units to working pixels.
+
+    ``corner`` is the index of the :class:`Corner` it grew from, or -1 for a
+    hypothesis that is the whole frame (a card filling the picture).
+    ``measured`` counts the card's edges whose length was measured rather
+    than assumed (0 to 2).
+    """
+
+    card_to_work: np.ndarray
+    width: float
+    corner: int
+    measured: int = 0
+
+
+def card_mask(work_bgr: np.ndarray) -> np.ndarray:
+    """Pixels that are whiter than their neighbourhood: card faces and their borders.
+
+    The value compared is ``min(blue, max(green, red))``: high for white and
+    grey-white, low for the yellow-brown of wood, the green of felt and for
+    saturated blue cloth.  A pixel counts when it exceeds its local mean (over
+    about a sixteenth of the frame) by a quarter of the way to pure white, and
+    by at least 10 levels.  Inside a card larger than the window only the rim
+    survives, which is all the outline needs.
+    """
+    value = whiteness(work_bgr)
+    h, w = value.shape
+    k = max(15, (max(h, w) // 10) | 1)
+    mean = cv2.blur(value, (k, k)).astype(np.int16)
+    need = mean + np.maximum(10, (255 - mean) >> 2)
+    mask = (value.astype(np.int16) > need).astype(np.uint8) * 255
+    # Close small gaps: an index printed right at the card's edge would
+    # otherwise bite a notch out of the outline next to the very corner we need.
+    c = max(3, (max(h, w) // 200) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (c, c)))
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def whiteness(work_bgr: np.ndarray) -> np.ndarray:
+    """``min(blue, max(green, red))``, lightly smoothed: how white (not just how bright) a pixel is."""
+    b, g, r = cv2.split(work_bgr)
+    return cv2.GaussianBlur(cv2.min(b, cv2.max(g, r)), (3, 3), 0)
+
+
+def split_overlaps(value: np.ndarray, mask: np.ndarray, *, min_line: float) -> np.ndarray:
+    """The card mask cut along the long straight edges inside it.
+
+    Where cards overlap, or lie in a spread with their tops in one line, the
+    blob's outline shows no corner for the cards beneath the top one; but the
+    top card's edge (its printed border, or the thin shadow it casts) still
+    crosses the face below as a straight line.  Cutting the mask along such
+    lines, at least ``min_line`` long, turns each visible piece of a card into
+    a blob of its own, with its own corners; the short edges of pips and
+    index characters are left alone.
+    """
+    filled = fill_holes(mask)
+    edges = cv2.Canny(value, 25, 60)
+    edges = cv2.bitwise_and(edges, cv2.erode(filled, np.ones((5, 5), np.uint8)))
+    lines = cv2.HoughLinesP(edges, 1, np.pi / 180, threshold=max(8, int(min_line * 0.6)),
+                            minLineLength=min_line, maxLineGap=4)
+    cut = mask.copy()
+    if lines is None:
+        return cut
+    h, w = mask.shape
+    steps = np.arange(1.0, 2.0 * min_line)
+    for x0, y0, x1, y1 in lines.reshape(-1, 4).tolist():
+        n = math.hypot(x1 - x0, y1 - y0)
+        dx, dy = (x1 - x0) / n, (y1 - y0) / n
+        # Carried on to the blob's outline (the index beside a card's edge
+        # often hides the line's last stretch), but no further than 2 lines' length.
+        ends = []
+        for (px, py, sx, sy) in ((x0, y0, -dx, -dy), (x1, y1, dx, dy)):
+            xs = np.clip(np.round(px + sx * steps).astype(int), 0, w - 1)
+            ys = np.clip(np.round(py + sy * steps).astype(int), 0, h - 1)
+            out = np.flatnonzero(filled[ys, xs] == 0)
+            k = int(out[0]) if len(out) else 0
+            ends.append((int(xs[k]), int(ys[k])) if len(out) else (px, py))
+        cv2.line(cut, ends[0], ends[1], 0, 2)
+    return cut
+
+
+def _fit_line(points: np.ndarray, rough: tuple[float, float]) -> tuple[float, float, float, float]:
+    """(x0, y0, dx, dy): the least-squares line through a run of outline points, oriented like ``rough``."""
+    dx, dy, x0, y0 = (float(t) for t in cv2.fitLine(points, cv2.DIST_L2, 0, 0.01, 0.01).ravel())
+    if dx * rough[0] + dy * rough[1] < 0:
+        dx, dy = -dx, -dy
+    return x0, y0, dx, dy
+
+
+def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[Corner]:
+    """Every convex, near-right-angled turn between two straight outline runs of at least ``min_edge``.
+
+    The outline is simplified with tolerance ``epsilon``; up to two short runs
+    between the long ones are allowed, since a card's rounded corner becomes a
+    small chamfer.  Edge directions are refitted to the outline points (their
+    middle part) so that the corner point, the intersection of the two edge
+    lines, lands on the card's virtual sharp corner.
+    """
+    h, w = mask.shape
+    # Holes' boundaries too: a card touching the bright rim of a light table
+    # is part of the rim's blob and shows on the boundary of the hole inside it.
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    if hierarchy is None:
+        return []
+    corners: list[Corner] = []
+    for contour, parent in zip(contours, hierarchy[0][:, 3].tolist()):
+        if len(contour) < 4 * min_edge:
+            continue   # too short an outline to hold two edges and a corner
+        _, _, cw, ch = cv2.boundingRect(contour)
+        if max(cw, ch) < 1.5 * min_edge:
+            continue
+        approx = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2)
+        n = len(approx)
+        if n < 3:
+            continue
+        poly = approx.astype(np.float64)
+        seg = np.roll(poly, -1, axis=0) - poly
+        seg_len = np.hypot(seg[:, 0], seg[:, 1])
+        longs = np.flatnonzero(seg_len >= min_edge).tolist()
+        if len(longs) < 2:
+            continue
+        area2 = float(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1) * poly[:, 1]))
+        if abs(area2) < 1e-6:
+            continue
+        # +1 when the blob lies to the left of the outline's direction of travel.
+        orient = 1.0 if (area2 > 0) == (parent < 0) else -1.0
+        pts = contour.reshape(-1, 2)
+        # approxPolyDP returns contour points; find where each one sits on the contour.
+        keys = pts[:, 1].astype(np.int64) * (w + 2) + pts[:, 0]
+        order = np.argsort(keys, kind="stable")
+        idx = order[np.searchsorted(keys[order], approx[:, 1].astype(np.int64) * (w + 2) + approx[:, 0])].tolist()
+        P, S, SL = poly.tolist(), seg.tolist(), seg_len.tolist()
+        fitted: dict[int, tuple[float, float, float, float]] = {}
+
+        def edge(i: int) -> tuple[float, float, float, float]:
+            if i not in fitted:
+                a, b = idx[i], idx[(i + 1) % n]
+                run = pts[a:b + 1] if a <= b else np.concatenate([pts[a:], pts[:b + 1]])
+                trim = len(run) // 6 if len(run) > 12 else 0
+                fitted[i] = _fit_line(run[trim:len(run) - trim], (S[i][0], S[i][1]))
+            return fitted[i]
+
+        ends_used: set[tuple[int, int]] = set()   # (segment, 0 = start / 1 = end) already in a corner
+        for k, i in enumerate(longs):
+            j = longs[(k + 1) % len(longs)]
+            between = (j - i - 1) % n
+            if between > 2 or sum(SL[(i + 1 + m) % n] for m in range(between)) > 1.5 * min_edge:
+                continue
+            (ax, ay), (bx, by) = S[i], S[j]
+            la, lb = SL[i], SL[j]
+            if abs(ax * bx + ay * by) > _ROUGH_TURN_COS * la * lb or (ax * by - ay * bx) * orient <= 0:
+                continue  # not even roughly a right angle, or concave for the blob
+            x1, y1, dx1, dy1 = edge(i)
+            x2, y2, dx2, dy2 = edge(j)
+            turn = dx1 * dy2 - dy1 * dx2
+            if abs(dx1 * dx2 + dy1 * dy2) > _MAX_TURN_COS or turn * orient <= 0:
+                continue  # concave for the blob: where one card's edge meets another's face
+            t = ((x2 - x1) * dy2 - (y2 - y1) * dx2) / turn
+            cx, cy = x1 + t * dx1, y1 + t * dy1
+            if not (-min_edge <= cx <= w + min_edge and -min_edge <= cy <= h + min_edge):
+                continue
+            (px, py), (qx, qy) = P[i], P[(j + 1) % n]
+            ends_used.update({(i, 1), (j, 0)})
+            corners.append(_corner((cx, cy), (-dx1, -dy1), (dx2, dy2),
+                                   math.hypot(cx - px, cy - py), math.hypot(qx - cx, qy - cy)))
+        # A long edge that ends in a convex bend that is no right angle: in a
+        # fan, each card's top-left corner shows only a sliver of its left
+        # side, or none, above the card below, so the outline just bends
+        # there from one card's top to the next.  The corner is the edge's
+        # end; its other edge runs square to it, into the blob.
+        for i in longs:
+            for end in (0, 1):
+                nb = (i - 1) % n if end == 0 else (i + 1) % n
+                if (i, end) in ends_used or SL[nb] < 0.5 * epsilon:
+                    continue
+                (ax, ay), (bx, by) = (S[nb], S[i]) if end == 0 else (S[i], S[nb])
+                cross = (ax * by - ay * bx) * orient
+                if cross <= 0 or (SL[nb] >= min_edge and cross < _MIN_BEND_SIN * SL[nb] * SL[i]):
+                    continue
+                x0, y0, dx, dy = edge(i)
+                px, py = P[i] if end == 0 else P[(i + 1) % n]
+                t = (px - x0) * dx + (py - y0) * dy      # the end, moved onto the fitted line
+                cx, cy = x0 + t * dx, y0 + t * dy
+                inward = (-dy * orient, dx * orient)
+                along = (dx, dy) if end == 0 else (-dx, -dy)
+                corners.append(_corner((cx, cy), along, inward, SL[i], SL[nb]))
+    return corners
+
+
+def _corner(point: tuple[float, float], a: tuple[float, float], b: tuple[float, float],
+            seen_a: float, seen_b: float) -> Corner:
+    """A corner from its two edge directions in either order: ordered so it would be a top-left one."""
+    a_, b_ = np.array(a), np.array(b)
+    p = np.array(point)
+    if a[0] * b[1] - a[1] * b[0] > 0:
+        return Corner(p, a_, b_, seen_a, seen_b)
+    return Corner(p, b_, a_, seen_b, seen_a)
+
+
+def measure_edges(corners: list[Corner], *, min_length: float) -> None:
+    """Join corners that are the two ends of one visible card edge.
+
+    Corner B ends corner A's ``u`` edge when B lies along A's ``u`` ray, one of
+    B's edges points straight back at A, B's other edge runs the same way as
+    A's ``v``, and the two ends between them see most of the edge (an index
+    printed near the edge may hide a piece of it).  The nearest such corner at
+    least ``min_length`` away wins, so the little corners of such a notch do
+    not count.  The displacement is stored on A, so a card seen whole gets its
+    exact width, height and skew.
+    """
+    if len(corners) < 2:
+        return
+    pts = np.array([c.point for c in corners])
+    for a in corners:
+        d = pts - a.point
+        dist = np.hypot(d[:, 0], d[:, 1])
+        for axis in ("u", "v"):
+            along, other = (a.u, a.v) if axis == "u" else (a.v, a.u)
+            seen = a.seen_u if axis == "u" else a.seen_v
+            best: tuple[float, int] | None = None
+            for b_i in np.flatnonzero(dist >= min_length).tolist():
+                length = float(dist[b_i])
+                if float(d[b_i] @ along) < _PARALLEL_COS * length or (best is not None and length >= best[0]):
+                    continue
+                b = corners[b_i]
+                for back, side, seen_b in ((b.u, b.v, b.seen_u), (b.v, b.u, b.seen_v)):
+                    if float(back @ -along) > _PARALLEL_COS and float(side @ other) > _PARALLEL_COS \
+                            and seen + seen_b > 0.85 * length and max(seen, seen_b) > 0.5 * length:
+                        best = (length, b_i)
+            if best is not None:
+                vec = pts[best[1]] - a.point
+                if axis == "u":
+                    a.edge_u = vec
+                else:
+                    a.edge_v = vec
+
+
+def scene_card_width(corners: list[Corner]) -> float | None:
+    """The width of a card in this frame, from the edges measured between corners.
+
+    Every measured edge is either a card's width or its height, but which is
+    unknown, and some run to a false corner.  Each edge proposes both
+    readings; the proposal that explains the most edges (as a width or as a
+    height, within 10%) wins, and the edges it explains give the figure.  All
+    cards on one table are one size at one distance, so this one figure sizes
+    the partly visible cards.  ``None`` when fewer than two edges agree.
+    """
+    lengths = np.array([float(np.hypot(*e)) for c in corners for e in (c.edge_u, c.edge_v) if e is not None])
+    if len(lengths) < 2:
+        return None
+    # A corner whose two edges are in a card's ratio is a stronger witness.
+    whole = [min(lu, lv) for lu, lv in ((float(np.hypot(*c.edge_u)), float(np.hypot(*c.edge_v)))
+                                        for c in corners if c.edge_u is not None and c.edge_v is not None)
+             if 1.28 <= max(lu, lv) / max(min(lu, lv), 1e-6) <= 1.52]
+    proposals = np.concatenate([lengths, lengths / ASPECT])
+    as_width = np.abs(lengths[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]
+    as_height = np.abs(lengths[None, :] - ASPECT * proposals[:, None]) < 0.1 * ASPECT * proposals[:, None]
+    support = (as_width | as_height).sum(axis=1).astype(np.float64)
+    if whole:
+        support += 2 * (np.abs(np.asarray(whole)[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]).sum(axis=1)
+    # Ties go to the smaller reading: long edges are the ones most often seen whole.
+    support -= 1e-6 * proposals
+    best = int(np.argmax(support))
+    if support[best] < 2 - 1e-3:
+        return None
+    votes = np.concatenate([lengths[as_width[best]], lengths[as_height[best]] / ASPECT])
+    return float(np.median(votes))
+
+
+def _affine(point: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray) -> np.ndarray:
+    """Card units -> pixels, with the card's full x and y edges given as pixel vectors."""
+    cw, ch = CARD_SIZE
+    return np.array([[x_axis[0] / cw, y_axis[0] / ch, point[0]],
+                     [x_axis[1] / cw, y_axis[1] / ch, point[1]],
+                     [0.0, 0.0, 1.0]])
+
+
+def hypotheses(corners: list[Corner], width: float | None, *, min_width: float) -> list[Hypothesis]:
+    """Hypotheses for the card each corner belongs to, without duplicates.
+
+    A corner is either an index corner (top-left or bottom-right: its ``u``
+    edge is the short one) or a plain one (top-right or bottom-left: its
+    ``v`` edge is the short one, and the index corner lies a card's width
+    along it).  The measured edges decide which where they can; otherwise
+    both are proposed and the classifier decides.  The card's width comes
+    from the corner's own measured edges, else from the scene's ``width``,
+    else from what is visible of its edges (never under ``min_width``).
+    """
+    out: list[Hypothesis] = []
+    for i, c in enumerate(corners):
+        lu = _consistent(c.edge_u, width)
+        lv = _consistent(c.edge_v, width)
+        index: tuple[np.ndarray, np.ndarray] | None = None   # (x edge, y edge) if an index corner
+        plain: tuple[np.ndarray, np.ndarray] | None = None   # (short edge along v, long edge along u)
+        measured = (lu is not None) + (lv is not None)
+        if lu is not None and lv is not None:
+            if lv >= 1.15 * lu:
+                index = (c.edge_u, c.edge_v)
+            elif lu >= 1.15 * lv:
+                plain = (c.edge_v, c.edge_u)
+            else:
+                measured = 0
+        elif lu is not None:
+            if width is None or lu < 1.2 * width:
+                index = (c.edge_u, c.v * lu * ASPECT)
+            if width is None or lu > 1.15 * width:
+                plain = (c.v * (lu / ASPECT if width is None else width), c.edge_u)
+        elif lv is not None:
+            if width is None or lv > 1.15 * width:
+                index = (c.u * (lv / ASPECT if width is None else width), c.edge_v)
+            if width is None or lv < 1.2 * width:
+                plain = (c.edge_v, c.u * lv * ASPECT)
+        if index is None and plain is None and measured == 0:
+            # No length is known.  (A visible edge longer than a card proves
+            # nothing: in a spread, the tops of all the cards make one line.)
+            w = width or max(min_width, min(c.seen_u, c.seen_v / ASPECT))
+            index = (c.u * w, c.v * w * ASPECT)
+            w = width or max(min_width, min(c.seen_v, c.seen_u / ASPECT))
+            plain = (c.v * w, c.u * w * ASPECT)
+        if index is not None:
+            out.append(Hypothesis(_affine(c.point, *index), float(np.hypot(*index[0])), i, measured))
+        if plain is not None:
+            short, long_ = plain
+            out.append(Hypothesis(_affine(c.point + short, -short, long_), float(np.hypot(*short)), i, measured))
+    return _unique(out)
+
+
+def _consistent(edge: np.ndarray | None, width: float | None) -> float | None:
+    """The edge's length, unless it fits neither a card's width nor its height in this scene.
+
+    An edge "measured" to a false corner, such as the point where a card's
+    side disappears over another card, is ignored rather than believed.
+    """
+    if edge is None:
+        return None
+    length = float(np.hypot(*edge))
+    if width is not None and not (abs(length - width) < 0.15 * width
+                                  or abs(length - ASPECT * width) < 0.15 * ASPECT * width):
+        return None
+    return length
+
+
+def _unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
+    """Drop hypotheses that put the same index corner at the same place, keeping the best measured."""
+    kept: list[Hypothesis] = []
+    for h in sorted(hyps, key=lambda h: -h.measured):
+        o, x = h.card_to_work[:2, 2], h.card_to_work[:2, 0]
+        for k in kept:
+            ko, kx = k.card_to_work[:2, 2], k.card_to_work[:2, 0]
+            if np.hypot(*(o - ko)) < 0.12 * k.width and float(x @ kx) > 0.95 * np.hypot(*x) * np.hypot(*kx) \
+                    and abs(h.width - k.width) < 0.15 * k.width:
+                break
+        else:
+            kept.append(h)
+    return kept
+
+
+_INDEX_SAMPLES = np.array([[x, y, 1.0] for x in (12, 40, 68) for y in (15, 60, 105)]).T
+"""A 3x3 grid over the index corner box (card units), for :func:`on_cards`."""
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """The mask with every blob's holes filled (pips, prints and hollow card middles)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
+    return filled
+
+
+def on_cards(hyps: list[Hypothesis], filled: np.ndarray, *, min_share: float = 0.6) -> list[Hypothesis]:
+    """The hypotheses whose index corner lies (mostly) on a bright blob.
+
+    An index is printed on the card face, so a hypothesis that puts it on the
+    table (a plain corner taken for an index one, the wrong way round) is
+    dropped before the classifier spends any time on it.
+    """
+    h, w = filled.shape
+    out = []
+    for hyp in hyps:
+        pts = hyp.card_to_work @ _INDEX_SAMPLES
+        x = np.clip(np.round(pts[0] / pts[2]).astype(int), 0, w - 1)
+        y = np.clip(np.round(pts[1] / pts[2]).astype(int), 0, h - 1)
+        if np.count_nonzero(filled[y, x]) >= min_share * len(x):
+            out.append(hyp)
+    return out
+
+
+def frame_hypotheses(width: int, height: int) -> list[Hypothesis]:
+    """A card that fills the whole picture: the frame's own corners as the card's.
+
+    A close-up photo of one card often crops it at or inside its edges, so no
+    outline is visible; the frame's rectangle then stands for the card (for a
+    landscape picture, a card lying sideways).  The recogniser accepts these
+    only when both index corners agree.
+    """
+    w, h = float(width), float(height)
+    tl, tr, br, bl = (np.array(p) for p in ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h)))
+    out = []
+    if h >= 0.8 * w:
+        out.append(Hypothesis(_affine(tl, tr - tl, bl - tl), w, -1))
+        out.append(Hypothesis(_affine(br, bl - br, tr - br), w, -1))
+    if w >= 0.8 * h:
+        out.append(Hypothesis(_affine(tr, br - tr, tl - tr), h, -1))
+        out.append(Hypothesis(_affine(bl, tl - bl, br - bl), h, -1))
+    return out

@@ -1,0 +1,249 @@
+"""Every face-up card in a camera frame: where it lies and what it is.
+
+:class:`Recognizer` joins the two halves: :mod:`vision._detect` proposes card
+hypotheses from the frame's geometry (right-angled corners of bright blobs,
+so overlapped and fanned cards are found too), and the learned
+:class:`~vision.classifier.CardClassifier` reads each hypothesis's index
+corner, rejecting the false ones through its ``none`` class.
+
+>>> import numpy as np
+>>> Recognizer(classifier=_NoCards()).detect(np.zeros((480, 640, 3), np.uint8))
+[]
+>>> Recognizer(classifier=_NoCards()).detect(np.zeros((480, 640), np.uint8))
+Traceback (most recent call last):
+...
+vision.recognizer.FrameError: frame must be (height, width, 3) BGR, got shape (480, 640)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision import _detect
+from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, extract_patch, rotate_180
+from vision.detection import Detection
+
+_NONE = len(CLASSES) - 1
+_CODES = CLASSES[:_NONE]
+_CARD_CORNERS = np.array([[0, 0, 1], [CARD_SIZE[0], 0, 1], [CARD_SIZE[0], CARD_SIZE[1], 1], [0, CARD_SIZE[1], 1]],
+                         np.float64).T
+
+
+class FrameError(ValueError):
+    """A frame the recogniser cannot look at: not an image, the wrong shape or type, or empty."""
+
+
+class Classifier(Protocol):
+    """What the recogniser needs from a classifier (``CardClassifier`` or a test double)."""
+
+    def classify(self, patches: np.ndarray) -> np.ndarray: ...
+
+
+class _NoCards:
+    """A classifier that sees no card anywhere (for doctests and geometry-only checks)."""
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, _NONE] = 1.0
+        return out
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    code: int
+    confidence: float
+    probs: np.ndarray          # combined distribution over the 53 codes
+    card_to_frame: np.ndarray
+    centre: np.ndarray
+    width: float
+
+
+def check_frame(frame_bgr: object) -> np.ndarray:
+    """The frame itself if it is a non-empty ``(h, w, 3)`` uint8 BGR image, else :class:`FrameError`."""
+    if frame_bgr is None:
+        raise FrameError("no frame (got None): the camera returned nothing")
+    if not isinstance(frame_bgr, np.ndarray):
+        raise FrameError(f"frame must be a numpy array, got {type(frame_bgr).__name__}")
+    if frame_bgr.dtype != np.uint8:
+        raise FrameError(f"frame must be uint8, got {frame_bgr.dtype}")
+    if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise FrameError(f"frame must be (height, width, 3) BGR, got shape {frame_bgr.shape}")
+    if min(frame_bgr.shape[:2]) < 16:
+        raise FrameError(f"frame is empty or too small to hold a card: {frame_bgr.shape[1]}x{frame_bgr.shape[0]}")
+    return frame_bgr
+
+
+class Recognizer:
+    """Finds and reads every face-up card in a BGR frame of any size.
+
+    ``classifier`` defaults to the shipped model (``models/cards.onnx``, one
+    thread).  ``min_confidence`` is the probability below which a card is not
+    reported.  ``work_size`` is the long side, in pixels, at which the frame's
+    geometry is analysed (larger frames are shrunk, tiny ones enlarged);
+    patches are always cut from the full-resolution frame.
+    """
+
+    def __init__(self, *, classifier: Classifier | None = None, min_confidence: float = 0.5,
+                 work_size: int = 960) -> None:
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ValueError(f"min_confidence must be within [0, 1], got {min_confidence!r}")
+        if not isinstance(work_size, int) or work_size < 320:
+            raise ValueError(f"work_size must be an int of at least 320 pixels, got {work_size!r}")
+        self.classifier: Classifier = classifier if classifier is not None else CardClassifier()
+        self.min_confidence = float(min_confidence)
+        self.work_size = work_size
+
+    def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
+        """The face-up cards in ``frame_bgr``, most confident first.
+
+        Each detection's outline is the whole card as estimated from what is
+        visible (for a covered card it reaches under the covering one), in
+        the frame's own pixel coordinates.
+        """
+        frame = check_frame(frame_bgr)
+        hyps, to_frame = self._hypotheses(frame)
+        if not hyps:
+            return []
+        mats = [to_frame @ h.card_to_work for h in hyps]
+        own = self.classifier.classify(np.stack([extract_patch(frame, m) for m in mats]))
+        # The opposite index corner of every hypothesis the first look did not rule out.
+        keep = [i for i, h in enumerate(hyps) if h.corner < 0 or own[i, _NONE] < 0.6]
+        if not keep:
+            return []
+        other = self.classifier.classify(np.stack([extract_patch(frame, rotate_180(mats[i])) for i in keep]))
+        px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
+        candidates, sources = [], []
+        for k, i in enumerate(keep):
+            c = self._combine(own[i], other[k], mats[i], hyps[i].width * px, both_required=hyps[i].corner < 0)
+            if c is not None:
+                candidates.append(c)
+                sources.append(hyps[i])
+        whole = [c for c, h in zip(candidates, sources) if h.corner < 0 and c.confidence >= self.min_confidence]
+        if whole:
+            # The card fills the picture (both frame corners read alike): nothing else can be in it.
+            return [self._detection(max(whole, key=lambda c: c.confidence))]
+        return [self._detection(c) for c in self._suppress(candidates) if c.confidence >= self.min_confidence]
+
+    def propose(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
+        """Every card hypothesis as a card-units-to-frame homography, before the classifier looks.
+
+        For tuning and for tests of the detection half: a card the recogniser
+        misses but whose index corner is proposed here was misread, not unseen.
+        """
+        hyps, to_frame = self._hypotheses(check_frame(frame_bgr))
+        return [to_frame @ h.card_to_work for h in hyps]
+
+    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis], np.ndarray]:
+        """Card hypotheses in working pixels, and the map from working to frame pixels."""
+        h, w = frame.shape[:2]
+        scale = min(1.0, self.work_size / max(h, w))
+        if max(h, w) * scale < 480:
+            scale = 480 / max(h, w)   # enlarge thumbnails so that pixel tolerances stay meaningful
+        if scale != 1.0:
+            work = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))),
+                              interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        else:
+            work = frame
+        wh, ww = work.shape[:2]
+        sx, sy = ww / w, wh / h
+        # Pixel centres: frame x = (work x + 0.5) / sx - 0.5.
+        to_frame = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
+        long_side = max(wh, ww)
+        mask = _detect.card_mask(work)
+        min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
+        cut = _detect.split_overlaps(_detect.whiteness(work), mask, min_line=3 * min_edge)
+        outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
+        # Inside the blobs only long edges count: card prints have short ones aplenty.
+        inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
+        # Each set measured on its own: a print's frame inside a card must not
+        # pass for the far end of the card's own edge.
+        _detect.measure_edges(outer, min_length=0.03 * long_side)
+        _detect.measure_edges(inner, min_length=0.03 * long_side)
+        width = _detect.scene_card_width(outer) or _detect.scene_card_width(inner)
+        hyps = _detect.hypotheses(outer + inner, width, min_width=0.03 * long_side)
+        hyps = _detect.on_cards(hyps, _detect.fill_holes(mask))
+        hyps += _detect.frame_hypotheses(ww, wh)
+        return hyps, to_frame
+
+    @staticmethod
+    def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float,
+                 *, both_required: bool) -> _Candidate | None:
+        """One card's verdict from its two index corners.
+
+        A corner the classifier calls ``none`` (covered, or off the picture)
+        adds nothing; where both are read, their distributions multiply, so a
+        7 that one corner confuses with a 1 is settled by the other.
+        """
+        read = [p for p in (own, other) if p[_NONE] < 0.5]
+        if not read or (both_required and (len(read) < 2 or np.argmax(own) != np.argmax(other))):
+            return None
+        q = np.ones(_NONE)
+        for p in read:
+            q = q * p[:_NONE] / max(1e-6, 1.0 - float(p[_NONE]))
+        total = float(q.sum())
+        if total <= 1e-12:
+            return None   # the two corners flatly contradict each other
+        q = q / total
+        seen = 1.0 - min(float(p[_NONE]) for p in read)
+        top = int(np.argmax(q))
+        centre = (card_to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))
+        return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width)
+
+    @staticmethod
+    def _suppress(candidates: list[_Candidate]) -> list[_Candidate]:
+        """One candidate per card: drop any that repeats a more confident one.
+
+        Two candidates are the same card when their centres nearly coincide
+        (a card found from its top-left and from its bottom-right corner), or
+        when they name the same code within a card's width of each other (one
+        card found at two sizes; a second copy of a card so close is no
+        single-deck game).
+        """
+        kept: list[_Candidate] = []
+        for c in sorted(candidates, key=lambda c: -c.confidence):
+            duplicate = False
+            for k in kept:
+                d = float(np.hypot(*(c.centre - k.centre)))
+                size = max(c.width, k.width)
+                if d < 0.25 * size or (c.code == k.code and d < 1.0 * size):
+                    duplicate = True
+                    break
+            if not duplicate:
+                kept.append(c)
+        return kept
+
+    @staticmethod
+    def annotate(frame_bgr: np.ndarray, detections: list[Detection]) -> np.ndarray:
+        """See :func:`annotate`."""
+        return annotate(frame_bgr, detections)
+
+    @staticmethod
+    def _detection(c: _Candidate) -> Detection:
+        pts = c.card_to_frame @ _CARD_CORNERS
+        outline = (pts[:2] / pts[2]).T.astype(np.float32)
+        order = np.argsort(-c.probs)
+        alternatives = tuple((_CODES[j], round(float(c.probs[j]), 4)) for j in order[1:4] if c.probs[j] > 0.01)
+        return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
+
+
+def annotate(frame_bgr: np.ndarray, detections: list[Detection]) -> np.ndarray:
+    """A copy of the frame with each detection's outline and code drawn on it (the calibration view)."""
+    out = check_frame(frame_bgr).copy()
+    thick = max(1, round(max(out.shape[:2]) / 640))
+    for d in detections:
+        pts = np.round(d.outline).astype(np.int32)
+        colour = (0, 200, 0) if d.confidence >= 0.8 else (0, 200, 255)
+        cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
+        cv2.circle(out, tuple(int(v) for v in pts[0]), 2 * thick + 1, colour, -1, cv2.LINE_AA)
+        x, y = (int(v) for v in d.centre)
+        label = f"{d.code} {d.confidence:.2f}"
+        scale = 0.5 * thick
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+        cv2.rectangle(out, (x - tw // 2 - 2, y - th - 4), (x + tw // 2 + 2, y + 4), (0, 0, 0), -1)
+        cv2.putText(out, label, (x - tw // 2, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+    return out
