@@ -318,3 +318,28 @@ def test_the_scoreboard_draws_every_part_of_the_view(browser, server, table):
     expect(page.locator("#banner")).to_have_text("Spiel beendet")
     expect(page.locator("#notice")).to_be_hidden()
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_page_scripts_word_cards_and_log_as_web_i18n_does(browser, server):
+    """The scoreboard words things in the browser; web/i18n.py is the reference for the same catalogs."""
+    from web.i18n import LANGUAGES, Catalog
+
+    entries = [
+        {"kind": "deal", "player": "Ann", "text": "Ann deals (hand 1)"},
+        {"kind": "widow", "action": "sell", "text": "Nobody bids: the widow is dead"},
+        {"kind": "widow", "player": "Bob", "chips": 3, "action": "sell", "text": "Bob buys the widow from Ann for 3"},
+        {"kind": "widow", "player": "Ann", "action": "keep", "text": "Ann keeps his hand"},
+        {"kind": "show", "player": "Ann", "cards": ["9S", "TH", "JK"], "text": "Ann shows 9S TH JK"},
+        {"kind": "win", "player": "Bob", "section": "QH-KH", "chips": 1, "text": "Bob takes 1 from QH-KH"},
+        {"kind": "penalty", "player": "Cy", "to": "Bob", "chips": 0, "text": "Cy pays Bob 0"},
+        {"kind": "end", "reason": "nobody could reopen", "text": "The hand ends: nobody could reopen"},
+        {"kind": "play", "player": "Bob", "card": 7, "text": "Bob plays ?"},
+    ]
+    page = page_of(browser)
+    for code in LANGUAGES:
+        page.goto(f"{server.url}/lang/{code}?next=/referee/login")
+        catalog = Catalog.load(code)
+        worded = page.evaluate("entries => entries.map(describe)", entries)
+        assert worded == [catalog.describe(e) for e in entries], code
+        cards = ["QS", "TD", "AH", "2C", "JK"]
+        assert page.evaluate("codes => codes.map(cardName)", cards) == [catalog.card_name(c) for c in cards]
