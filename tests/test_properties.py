@@ -1,0 +1,168 @@
+"""Properties of the engine over random simulated games (hypothesis).
+
+Every variant, 2 to 9 players, real shuffled hands played legally by
+:class:`companion.simulate.SimulatedTable`: chips are conserved after every
+event, ``pop`` undoes any ``push`` exactly, junk is refused without a trace,
+and a record survives the stores and replays to the same summary.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import tempfile
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.cli import main
+from companion.game import Game, replay
+from companion.simulate import SimulatedTable
+from companion.store import export_jsonl, open_store
+
+NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy")
+VARIANTS = ("michigan-1939", "bonanza", "tripoley")
+
+tables = st.fixed_dictionaries(
+    {
+        "variant": st.sampled_from(VARIANTS),
+        "players": st.integers(min_value=2, max_value=9),
+        "seed": st.integers(min_value=0, max_value=2**32 - 1),
+        "hands": st.integers(min_value=1, max_value=3),
+        "options": st.fixed_dictionaries(
+            {},
+            optional={
+                "widow_position": st.sampled_from(["last", "first"]),
+                "card_penalty": st.booleans(),
+                "reopen": st.sampled_from(["other-suit", "other-colour"]),
+            },
+        ),
+    }
+)
+
+
+def simulate(spec: dict[str, Any]) -> tuple[SimulatedTable, list[dict[str, Any]]]:
+    table = SimulatedTable(
+        spec["variant"], NAMES[: spec["players"]], chips=50, seed=spec["seed"], options=spec["options"] or None
+    )
+    return table, list(table.play(hands=spec["hands"]))
+
+
+def total(game: Game) -> int:
+    return sum(game.balances.values()) + sum(game.board.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables)
+def test_simulated_games_conserve_chips_after_every_event(spec: dict[str, Any]) -> None:
+    table = SimulatedTable(
+        spec["variant"], NAMES[: spec["players"]], chips=50, seed=spec["seed"], options=spec["options"] or None
+    )
+    expected = 50 * spec["players"]
+    deals = 0
+    for event in table.play(hands=spec["hands"]):
+        assert total(table.game) == expected, event
+        deals += event["type"] == "deal"
+    assert deals == spec["hands"] == table.game.state.hands
+    assert table.game.phase == "between"
+    assert all(m.chips > 0 for m in table.game.movements)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tables, st.randoms(use_true_random=False))
+def test_pop_after_any_push_restores_the_view(spec: dict[str, Any], rnd: random.Random) -> None:
+    _, events = simulate(spec)
+    game = Game()
+    game.push(events[0])
+    for event in events[1:]:
+        before = game.view()
+        game.push(event)
+        if rnd.random() < 0.25:
+            assert game.pop().to_dict()["type"] == event["type"]
+            assert game.view() == before
+            game.push(event)
+    assert game.summary() == replay([json.dumps(e) for e in events]).summary()
+
+
+def junk_for(game: Game, rnd: random.Random) -> dict[str, Any]:
+    """An event that cannot be right now: malformed, a stranger, a dead card, or out of phase."""
+    s = game.state
+    player = rnd.choice(s.players)
+    played = [str(c) for cs in s.played.values() for c in cs]
+    wrong_phase = {
+        "setup": [{"type": "next"}, {"type": "widow", "action": "keep"}, {"type": "play", "player": player, "card": "2S"}],
+        "widow": [{"type": "next"}, {"type": "bet", "player": player, "chips": 1}, {"type": "deal", "dealer": player}],
+        "claims": [{"type": "bid", "player": player, "chips": 1}, {"type": "pass", "player": player}, {"type": "showdown"}],
+        "calls": [{"type": "widow", "action": "sell"}, {"type": "claim", "player": player, "cards": ["AH"]}],
+        "poker": [{"type": "discard", "player": player, "cards": ["JK"]}, {"type": "deal", "dealer": player}],
+        "run": [{"type": "next"}, {"type": "bet", "player": player, "chips": 2}, {"type": "showdown"}],
+        "between": [{"type": "next"}, {"type": "play", "player": player, "card": "2S"}, {"type": "pass", "player": player}],
+    }[s.phase]
+    candidates: list[dict[str, Any]] = [
+        *wrong_phase,
+        {"type": "play", "player": "Zed", "card": "2S"},
+        {"type": "bet", "player": "Zed", "chips": 1},
+        {"type": "fold", "player": "Nobody"},
+        {"type": "deal", "dealer": "Zed"},
+        {"type": "bet", "player": player, "chips": rnd.choice([0, -3, 2.0, "3", True, None, 10**12, [1]])},
+        {"type": "bid", "player": player, "chips": rnd.choice([0, 2.5, "1", False])},
+        {"type": "play", "player": player, "card": rnd.choice(["1S", "XX", "", 7, True, None, ["QS"], {"c": 1}])},
+        {"type": "show", "player": player, "cards": rnd.choice([[], "QS", ["QS", "QS"], ["ZZ"], [2.0], None])},
+        {"type": "claim", "player": player, "cards": [True]},
+        {"type": rnd.choice(["shuffle", "", 3, None, "Play"]), "player": player},
+        {"type": "widow", "action": rnd.choice(["swap", "", 1, None])},
+        {"type": "game", "variant": "bonanza", "players": ["X", "Y"], "chips": 5},
+    ]
+    if played:
+        candidates.append({"type": "play", "player": player, "card": rnd.choice(played)})
+    if s.variant.jokers == 0:
+        candidates.append({"type": "play", "player": player, "card": "JK"})
+    return rnd.choice(candidates)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tables, st.randoms(use_true_random=False))
+def test_junk_is_refused_with_a_value_error_and_changes_nothing(spec: dict[str, Any], rnd: random.Random) -> None:
+    _, events = simulate(spec)
+    game = Game()
+    game.push(events[0])
+    for event in events[1:]:
+        for _ in range(rnd.randint(0, 2)):
+            junk = junk_for(game, rnd)
+            before, applied = game.view(), game.events
+            try:
+                game.push(junk)
+            except ValueError:
+                pass
+            else:
+                raise AssertionError(f"accepted junk {junk} in phase {before['phase']}")
+            assert game.view() == before, junk
+            assert game.events == applied
+        game.push(event)
+
+
+@settings(max_examples=30, deadline=None)
+@given(tables, st.sampled_from([".sqlite", ".jsonl"]))
+def test_records_round_trip_through_the_stores_and_replay_the_same(spec: dict[str, Any], suffix: str) -> None:
+    table, events = simulate(spec)
+    expected = table.game.summary()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"game{suffix}"
+        with open_store(path) as store:
+            store.replace(events[:-2])
+            for event in events[-2:]:
+                store.append(event)
+        with open_store(path) as store:
+            stored = store.events()
+            record = Path(folder) / "export.jsonl"
+            export_jsonl(store, record)
+        assert stored == events
+        assert replay([json.dumps(e) for e in stored]).summary() == expected
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert main(["replay", str(record), "--json"]) == 0
+        assert json.loads(out.getvalue()) == expected
