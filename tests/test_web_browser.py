@@ -302,6 +302,8 @@ def test_the_scoreboard_draws_every_part_of_the_view(browser, server, table):
         poker={"section": "poker", "bets": {"Ann": 2, "Dora": 4}, "folded": ["Cy"], "shown": {}},
         widow={"bids": [{"player": "Dora", "chips": 3}]},
         won=[{"section": "KC", "player": "Bob", "chips": 14}],
+        flags=[{"line": 12, "kind": "not-lowest", "players": ["Ann"], "cards": ["5H", "3H"]},
+               {"line": 15, "kind": "withheld", "players": ["Cy"], "cards": ["7S"]}],
     )
     page.evaluate("view => render(view)", view)
     expect(page.locator("#settlement")).to_contain_text("Cy zahlt Bob 3 Chips")
@@ -313,6 +315,8 @@ def test_the_scoreboard_draws_every_part_of_the_view(browser, server, table):
     expect(page.locator("#extra")).to_contain_text("Dora 3")
     expect(page.locator('#players tr[data-player="Cy"] .badge.folded')).to_be_visible()
     expect(page.locator('#wheel .section.won[data-section="KC"]')).to_have_count(1)
+    expect(page.locator("#flags li").first).to_have_text("\u2691 Cy hielt Pik-Sieben zurück (als Stopper übergangen)")
+    expect(page.locator("#flags li").nth(1)).to_contain_text("Ann eröffnete mit Herz-Fünf, hatte aber die niedrigere Herz-Drei")
     view.update(version=view["version"] + 1, over=True, out=None, notice=None)
     page.evaluate("view => render(view)", view)
     expect(page.locator("#banner")).to_have_text("Spiel beendet")

@@ -163,3 +163,14 @@ function connectLive(onView) {
   setLive(false);
   return { current: () => version };
 }
+
+// A referee flag (RECORD.md) in words: withheld cards, or a lower card after an opening.
+function describeFlag(flag) {
+  const players = (flag.players || []).join(", ");
+  const cards = flag.cards || [];
+  if (flag.kind === "not-lowest" && cards.length === 2) {
+    return t("flag_not-lowest", { players, first: cardName(cards[0]), second: cardName(cards[1]) });
+  }
+  if (flag.kind === "withheld") return t("flag_withheld", { players, cards: cards.map(cardName).join(", ") });
+  return `${flag.kind}: ${players} ${cards.join(" ")}`;
+}

@@ -114,6 +114,7 @@ function drawStatus(view) {
     add(t("version"), String(view.version));
   }
   if (view.notice) items.push(el("span", { class: "red" }, "\u26A0 " + view.notice.text));
+  for (const flag of (view.flags || []).slice(-3)) items.push(el("span", { class: "flag" }, "\u2691 " + describeFlag(flag)));
   box.replaceChildren(...items);
 }
 

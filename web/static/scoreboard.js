@@ -129,6 +129,13 @@ function drawSettlement(view) {
   );
 }
 
+function drawFlags(view) {
+  const box = document.getElementById("flags");
+  const flags = (view.flags || []).slice(-3).reverse();
+  box.hidden = flags.length === 0;
+  box.replaceChildren(el("h2", {}, t("flags")), el("ul", {}, ...flags.map((f) => el("li", {}, "\u2691 " + describeFlag(f)))));
+}
+
 function drawNotice(view) {
   const box = document.getElementById("notice");
   const n = view.notice;
@@ -158,6 +165,7 @@ function render(view) {
   drawRun(view);
   drawExtra(view);
   drawSettlement(view);
+  drawFlags(view);
   drawNotice(view);
   drawLog(view);
   document.body.dataset.version = view.version;
