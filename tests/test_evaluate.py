@@ -1,0 +1,127 @@
+"""``companion eval``: the LABELS.md figures on a tiny labelled folder built in ``tmp_path``.
+
+The recogniser here is a stand-in that reports fixed cards per image (told
+apart by their colour), so the matching, the figures and the error handling
+are checked exactly; the real recogniser is measured by running the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion import cli
+from vision import evaluate as ev
+from vision.detection import Detection
+
+SQUARE = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
+
+# colour (B value) -> what the stand-in reports
+REPORTS = {10: ["AS", "KH"], 20: ["7C", "7S"], 30: [], 40: ["QD", "2C"]}
+
+
+class FakeRecognizer:
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        return [Detection(code, 0.9, SQUARE) for code in REPORTS[int(frame[0, 0, 0])]]
+
+
+def image(path: Path, colour: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert cv2.imwrite(str(path), np.full((40, 60, 3), colour, np.uint8))
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    image(tmp_path / "a.jpg", 10)
+    image(tmp_path / "sub" / "b.PNG", 20)
+    image(tmp_path / "empty.JPEG", 30)
+    image(tmp_path / "c.png", 40)
+    (tmp_path / "broken.jpg").write_bytes(b"not a jpeg at all")
+    image(tmp_path / "unlisted.jpg", 10)
+    (tmp_path / "labels.csv").write_text(
+        "image,cards\n"
+        "a.jpg,AS KH\n"
+        "sub/b.PNG,7? 7H\n"          # one rank-only entry matches 7C or 7S, the 7H is missed
+        "empty.JPEG,\n"
+        "c.png,QD\n"                 # 2C is reported but not there
+        "broken.jpg,2D\n"
+        "x.jpg,ZZ\n"                 # malformed code
+        "missing.jpg,3C\n"           # no such image
+        "too,many,fields\n"
+    )
+    return tmp_path
+
+
+def test_figures_and_problems(folder: Path) -> None:
+    result = ev.evaluate(folder, FakeRecognizer())
+    assert set(result) == {"images", "cards", "precision", "recall", "exact", "ms_per_image", "misses", "errors"}
+    assert result["images"] == 4
+    assert result["cards"] == 5                       # AS KH, 7? 7H, QD
+    assert result["recall"] == pytest.approx(4 / 5, abs=1e-4)   # the 7H is missed
+    assert result["precision"] == pytest.approx(4 / 6, abs=1e-4)  # one 7 and the 2C are extra
+    assert result["exact"] == pytest.approx(2 / 4, abs=1e-4)
+    assert set(result["ms_per_image"]) == {"median", "p90"}
+    misses = {m["image"]: m for m in result["misses"]}
+    assert misses["sub/b.PNG"]["missing"] == ["7H"] and len(misses["sub/b.PNG"]["extra"]) == 1
+    assert misses["c.png"] == {"image": "c.png", "missing": [], "extra": ["2C"]}
+    errors = {(Path(e["path"]).name, e["line"]) for e in result["errors"]}
+    assert ("broken.jpg", 6) in errors            # unreadable image, with its labels line
+    assert ("labels.csv", 7) in errors            # malformed card code
+    assert ("missing.jpg", 8) in errors
+    assert ("labels.csv", 9) in errors            # wrong number of fields
+    assert ("unlisted.jpg", None) in errors
+
+
+def test_matching_prefers_exact_codes() -> None:
+    assert ev.match(["KH", "KS"], ["K?", "KS"]) == (2, [], [])
+    assert ev.match(["KS", "KH"], ["K?", "KS"]) == (2, [], [])
+    assert ev.match(["JK", "JK"], ["JK"]) == (1, [], ["JK"])
+    assert ev.match([], ["A?"]) == (0, ["A?"], [])
+
+
+def test_cli_json_and_summary(folder: Path, monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(ev, "make_recognizer", lambda args: FakeRecognizer())
+    assert cli.main(["eval", str(folder), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["images"] == 4
+    assert "broken.jpg:6: unreadable image" in err
+    assert "labels.csv:7:" in err
+    assert cli.main(["eval", str(folder)]) == 0
+    out, _ = capsys.readouterr()
+    assert "4 images, 5 labelled cards" in out and "recall 0.800" in out
+
+
+def test_unreadable_folder_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(ev, "make_recognizer", lambda args: FakeRecognizer())
+    args = argparse.Namespace(folder=tmp_path / "nowhere", json=True, model=None, min_confidence=None)
+    assert ev.run(args) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert ev.run(argparse.Namespace(folder=tmp_path, json=True, model=None, min_confidence=None)) == 2
+    assert "no labels.csv" in capsys.readouterr().err
+    (tmp_path / "labels.csv").write_text("file,codes\n")
+    assert ev.run(argparse.Namespace(folder=tmp_path, json=True, model=None, min_confidence=None)) == 2
+    assert "header" in capsys.readouterr().err
+
+
+def test_label_entries() -> None:
+    assert ev.parse_label("10h") == "TH"
+    assert ev.parse_label("a?") == "A?"
+    with pytest.raises(ValueError):
+        ev.parse_label("1?")
+
+
+SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "table-photos"
+
+
+@pytest.mark.skipif(not (SHARED / "labels.csv").is_file(), reason="shared photos not present")
+def test_shared_labels_parse() -> None:
+    """The real table photos' labels read without a problem (the photos themselves are not run here)."""
+    labels = ev.read_labels(SHARED)
+    assert labels.problems == [] and len(labels.entries) >= 1
