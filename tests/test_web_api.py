@@ -6,7 +6,6 @@ Every refusal must be a 4xx with a message and leave the game as it was
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import time
@@ -314,7 +313,19 @@ def test_undo_takes_back_the_last_event(started):
     assert r.json["dealer"] is None and r.json["hands"] == 0
 
 
-def test_export_and_import_round_trip(started):
+def test_the_pin_limit_lifts_after_its_window():
+    from web.app import LoginLimiter
+
+    limiter = LoginLimiter(tries=2, window_s=0.2)
+    limiter.failed("a")
+    assert limiter.retry_after("a") == 0
+    limiter.failed("a")
+    assert limiter.retry_after("a") >= 1 and limiter.retry_after("b") == 0
+    time.sleep(0.25)
+    assert limiter.retry_after("a") == 0
+
+
+def test_export_and_import_round_trip(started, tmp_path):
     client, headers = started
     client.post("/api/event", json={"type": "deal", "dealer": "Bob"}, headers=headers)
     r = client.get("/api/export")
@@ -325,6 +336,8 @@ def test_export_and_import_round_trip(started):
     r = client.post("/api/import", data=record.encode(), headers={**headers, "Content-Type": "application/jsonl"})
     assert r.status_code == 200, r.json
     assert r.json["dealer"] == "Bob"
+    kept = list((tmp_path / "data").glob("replaced-*-import.jsonl"))
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == record
 
 
 def test_an_invalid_import_names_the_line_and_changes_nothing(started):

@@ -7,7 +7,6 @@ people to look at.
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 from pathlib import Path

@@ -95,7 +95,10 @@ def create_app(
     """Build the app for ``table`` (a ``companion.table.Table``).
 
     ``data_dir`` keeps the generated session key (so a restart does not log the
-    referee out) and a copy of any game that an import or a new game replaces.
+    referee out) and a copy of any game an import replaces (a new game's
+    replaced record is kept by ``Table.start`` beside the store). Without a
+    configured PIN one is made up: ``app.config["REFEREE_PIN"]``, with
+    ``app.config["PIN_GENERATED"]`` set, for the caller to show.
     A stream ends after ``max_stream_s`` and the browser reconnects, so no
     forgotten tablet holds a server thread for ever.
     """
@@ -109,7 +112,6 @@ def create_app(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         SESSION_COOKIE_NAME="companion_session",
-        JSON_SORT_KEYS=False,
         REFEREE_PIN=pin,
         PIN_GENERATED=config.pin is None,
     )
@@ -117,9 +119,7 @@ def create_app(
     app.json.ensure_ascii = False
     hub = StreamHub(heartbeat_s=heartbeat_s, max_stream_s=max_stream_s)
     limiter = LoginLimiter()
-    app.extensions["companion"] = {"table": table, "camera": camera, "hub": hub, "limiter": limiter}
-    if config.pin is None:
-        log.warning("no referee PIN configured; the PIN for this run is %s", pin)
+    app.extensions["companion"] = {"hub": hub}
     session_s = config.session_hours * 3600
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -182,9 +182,8 @@ def create_app(
     def has_game(view: dict[str, Any]) -> bool:
         return bool(view.get("players"))
 
-    def replace_game(text: str, reason: str) -> Response:
-        """Replace the game with ``text`` (validated first); the old record is kept in the data folder
-        (``Table.start`` keeps its own copy; an import does not, so this one does)."""
+    def import_game(text: str) -> Response:
+        """Replace the game with the record ``text`` (checked first); the old record is kept in the data folder."""
         previous = table.export_jsonl() if has_game(table.view()) else None
         try:
             table.replace_from_jsonl(text)
@@ -192,7 +191,7 @@ def create_app(
             return api_error(422, str(e))
         if previous is not None and data_path is not None:
             data_path.mkdir(parents=True, exist_ok=True)
-            kept = data_path / f"replaced-{time.strftime('%Y%m%d-%H%M%S')}-{reason}.jsonl"
+            kept = data_path / f"replaced-{time.strftime('%Y%m%d-%H%M%S')}-import.jsonl"
             kept.write_text(previous, encoding="utf-8")
             log.info("kept the replaced game as %s", kept)
         return jsonify(table.view())
@@ -415,7 +414,7 @@ def create_app(
             return api_error(400, "the record is not UTF-8 text")
         if not text.strip():
             return api_error(400, "the record is empty")
-        return replace_game(text, "import")
+        return import_game(text)
 
     @app.get("/api/export")
     @referee_api
