@@ -346,3 +346,21 @@ def test_the_page_scripts_word_cards_and_log_as_web_i18n_does(browser, server):
         assert worded == [catalog.describe(e) for e in entries], code
         cards = ["QS", "TD", "AH", "2C", "JK"]
         assert page.evaluate("codes => codes.map(cardName)", cards) == [catalog.card_name(c) for c in cards]
+
+
+def test_the_referee_lays_the_joker_aside_without_typing_it(browser, server, table):
+    table.submit({**GAME, "variant": "bonanza"})
+    for event in [{"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "exchange"}] + [{"type": "next"}] * 5:
+        table.submit(event)
+    assert table.view()["phase"] == "run"
+    page = page_of(browser)
+    sign_in(page, server.url)
+    form = page.locator('form[data-type="show"]')
+    form.locator("select").select_option("Bob")
+    form.locator('button[value="discard"]').click()
+    expect(page.locator("#ref-log li").first).to_have_text("Bob lays the Joker aside")
+    assert table.view()["log"][-1]["kind"] == "discard"
+    form.locator("select").select_option("Cy")
+    form.locator('input[name="cards"]').fill("QS 1X")
+    form.locator('button[value="show"]').click()
+    expect(page.locator("#message.error")).to_have_text("Enter one or more card codes such as QS JD.")

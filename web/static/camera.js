@@ -85,7 +85,8 @@ function drawList() {
       return el("li", { class: name === selected ? "selected" : null }, pick, remove);
     }),
   );
-  document.getElementById("player-names").replaceChildren(...(BOOT.players || []).map((p) => el("option", { value: p })));
+  const names = [...(BOOT.players || []), "centre"]; // "centre": the middle of the table (vision.zones.CENTRE)
+  document.getElementById("player-names").replaceChildren(...names.map((p) => el("option", { value: p })));
 }
 
 function drawAll() {

@@ -64,10 +64,15 @@ function readField(name, value, event) {
 }
 
 function eventFromForm(form, submitter) {
-  const event = { type: form.dataset.type };
-  for (const input of form.querySelectorAll("input[name], select[name]")) readField(input.name, input.value, event);
-  if (submitter && submitter.name === "type") event.type = submitter.value;
-  else if (submitter && submitter.name) readField(submitter.name, submitter.value, event);
+  const event = { type: submitter && submitter.name === "type" ? submitter.value : form.dataset.type };
+  for (const input of form.querySelectorAll("input[name], select[name]")) {
+    if (event.type === "discard" && input.name === "cards" && !input.value.trim()) {
+      event.cards = ["JK"]; // laying aside is always the Joker
+      continue;
+    }
+    readField(input.name, input.value, event);
+  }
+  if (submitter && submitter.name && submitter.name !== "type") readField(submitter.name, submitter.value, event);
   return event;
 }
 
