@@ -275,31 +275,26 @@ def measure_edges(corners: list[Corner], *, min_length: float) -> None:
     not count.  The displacement is stored on A, so a card seen whole gets its
     exact width, height and skew.
     """
-    if len(corners) < 2:
+    n = len(corners)
+    if n < 2:
         return
     pts = np.array([c.point for c in corners])
-    for a in corners:
-        d = pts - a.point
-        dist = np.hypot(d[:, 0], d[:, 1])
-        for axis in ("u", "v"):
-            along, other = (a.u, a.v) if axis == "u" else (a.v, a.u)
-            seen = a.seen_u if axis == "u" else a.seen_v
-            best: tuple[float, int] | None = None
-            for b_i in np.flatnonzero(dist >= min_length).tolist():
-                length = float(dist[b_i])
-                if float(d[b_i] @ along) < _PARALLEL_COS * length or (best is not None and length >= best[0]):
-                    continue
-                b = corners[b_i]
-                for back, side, seen_b in ((b.u, b.v, b.seen_u), (b.v, b.u, b.seen_v)):
-                    if float(back @ -along) > _PARALLEL_COS and float(side @ other) > _PARALLEL_COS \
-                            and seen + seen_b > 0.85 * length and max(seen, seen_b) > 0.5 * length:
-                        best = (length, b_i)
-            if best is not None:
-                vec = pts[best[1]] - a.point
-                if axis == "u":
-                    a.edge_u = vec
-                else:
-                    a.edge_v = vec
+    dirs = {"u": np.array([c.u for c in corners]), "v": np.array([c.v for c in corners])}
+    seen = {"u": np.array([c.seen_u for c in corners]), "v": np.array([c.seen_v for c in corners])}
+    d = pts[None, :, :] - pts[:, None, :]            # d[a, b] = b - a
+    dist = np.hypot(d[..., 0], d[..., 1])
+    for axis, other_axis in (("u", "v"), ("v", "u")):
+        along, other, seen_a = dirs[axis], dirs[other_axis], seen[axis]
+        ahead = (np.einsum("abk,ak->ab", d, along) >= _PARALLEL_COS * dist) & (dist >= min_length)
+        ok = np.zeros((n, n), bool)
+        for back, side, seen_b in ((dirs["u"], dirs["v"], seen["u"]), (dirs["v"], dirs["u"], seen["v"])):
+            ok |= ((along @ back.T) < -_PARALLEL_COS) & ((other @ side.T) > _PARALLEL_COS) \
+                & (seen_a[:, None] + seen_b[None, :] > 0.85 * dist) \
+                & (np.maximum(seen_a[:, None], seen_b[None, :]) > 0.5 * dist)
+        ok &= ahead
+        nearest = np.where(ok, dist, np.inf).argmin(axis=1)
+        for a in np.flatnonzero(ok.any(axis=1)).tolist():
+            setattr(corners[a], "edge_" + axis, d[a, nearest[a]].copy())
 
 
 def scene_card_width(corners: list[Corner]) -> float | None:
@@ -409,17 +404,21 @@ def _consistent(edge: np.ndarray | None, width: float | None) -> float | None:
 
 def _unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
     """Drop hypotheses that put the same index corner at the same place, keeping the best measured."""
-    kept: list[Hypothesis] = []
-    for h in sorted(hyps, key=lambda h: -h.measured):
-        o, x = h.card_to_work[:2, 2], h.card_to_work[:2, 0]
-        for k in kept:
-            ko, kx = k.card_to_work[:2, 2], k.card_to_work[:2, 0]
-            if np.hypot(*(o - ko)) < 0.12 * k.width and float(x @ kx) > 0.95 * np.hypot(*x) * np.hypot(*kx) \
-                    and abs(h.width - k.width) < 0.15 * k.width:
-                break
-        else:
-            kept.append(h)
-    return kept
+    if not hyps:
+        return []
+    hyps = sorted(hyps, key=lambda h: -h.measured)
+    origin = np.array([h.card_to_work[:2, 2] for h in hyps])
+    x_axis = np.array([h.card_to_work[:2, 0] for h in hyps])
+    x_axis /= np.linalg.norm(x_axis, axis=1, keepdims=True) + 1e-12
+    width = np.array([h.width for h in hyps])
+    gap = np.hypot(*(origin[:, None, :] - origin[None, :, :]).transpose(2, 0, 1))
+    same = (gap < 0.12 * width[None, :]) & (x_axis @ x_axis.T > 0.95) \
+        & (np.abs(width[:, None] - width[None, :]) < 0.15 * width[None, :])
+    kept: list[int] = []
+    for i in range(len(hyps)):
+        if not kept or not same[i, kept].any():
+            kept.append(i)
+    return [hyps[i] for i in kept]
 
 
 _INDEX_SAMPLES = np.array([[x, y, 1.0] for x in (12, 40, 68) for y in (15, 60, 105)]).T
@@ -441,15 +440,14 @@ def on_cards(hyps: list[Hypothesis], filled: np.ndarray, *, min_share: float = 0
     table (a plain corner taken for an index one, the wrong way round) is
     dropped before the classifier spends any time on it.
     """
+    if not hyps:
+        return []
     h, w = filled.shape
-    out = []
-    for hyp in hyps:
-        pts = hyp.card_to_work @ _INDEX_SAMPLES
-        x = np.clip(np.round(pts[0] / pts[2]).astype(int), 0, w - 1)
-        y = np.clip(np.round(pts[1] / pts[2]).astype(int), 0, h - 1)
-        if np.count_nonzero(filled[y, x]) >= min_share * len(x):
-            out.append(hyp)
-    return out
+    pts = np.stack([hyp.card_to_work for hyp in hyps]) @ _INDEX_SAMPLES      # (n, 3, 9)
+    x = np.clip(np.round(pts[:, 0] / pts[:, 2]).astype(int), 0, w - 1)
+    y = np.clip(np.round(pts[:, 1] / pts[:, 2]).astype(int), 0, h - 1)
+    share = np.count_nonzero(filled[y, x], axis=1) / _INDEX_SAMPLES.shape[1]
+    return [hyp for hyp, ok in zip(hyps, (share >= min_share).tolist()) if ok]
 
 
 def frame_hypotheses(width: int, height: int) -> list[Hypothesis]:

@@ -1,0 +1,95 @@
+"""Milliseconds per 1280x720 frame for the card recogniser, on one core.
+
+    python scripts/bench_vision.py [--frames 40] [--model PATH] [--detector-only] [--json]
+
+Synthetic tables from ``vision.render`` with 0, 5 and 15 face-up cards (plus
+two face-down ones and a hand in the picture), light and dark tables in turn.
+OpenCV and onnxruntime each get one thread, as on the Pi.  ``--detector-only``
+times the geometry alone (no model needed): everything up to the patches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from companion.cards import ALL_CODES  # noqa: E402
+from vision.render import PlacedCard, draw_hand, render_scene  # noqa: E402
+
+STYLES = ("light_wood", "felt", "wood", "dark_wood")
+
+
+def scene(n_cards: int, seed: int) -> np.ndarray:
+    """A 1280x720 table with ``n_cards`` face-up cards, some overlapping in pairs."""
+    rng = np.random.default_rng(seed)
+    codes = rng.permutation(ALL_CODES[:52])[:n_cards]
+    cards = []
+    for i, code in enumerate(codes):
+        if i % 3 == 1:   # every third card overlaps the one before, as players' pairs do
+            prev = cards[-1]
+            centre = (prev.centre[0] + rng.uniform(25, 40), prev.centre[1] + rng.uniform(-15, 25))
+            cards.append(PlacedCard(str(code), centre, prev.angle_deg + rng.uniform(-15, 15), 90))
+        else:
+            centre = (rng.uniform(120, 1160), rng.uniform(110, 610))
+            cards.append(PlacedCard(str(code), centre, rng.uniform(0, 360), 90))
+    cards += [PlacedCard("AS", (rng.uniform(120, 1160), rng.uniform(110, 610)), rng.uniform(0, 360), 90,
+                         face_up=False) for _ in range(2)]
+    frame, _ = render_scene(cards, background=STYLES[seed % len(STYLES)], seed=seed, noise=3)
+    return draw_hand(frame, (rng.uniform(200, 1000), 650), size=150)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--frames", type=int, default=40, help="frames per card count (default 40)")
+    parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards.onnx)")
+    parser.add_argument("--detector-only", action="store_true", help="time the geometry only")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+
+    cv2.setNumThreads(1)
+    from vision.classifier import CardClassifier, ModelError
+    from vision.recognizer import Recognizer, _NoCards
+
+    if args.detector_only:
+        recognizer = Recognizer(classifier=_NoCards())
+        run = recognizer.propose
+    else:
+        try:
+            recognizer = Recognizer(classifier=CardClassifier(args.model, threads=1))
+        except ModelError as exc:
+            print(f"bench_vision: {exc} (or use --detector-only)", file=sys.stderr)
+            return 2
+        run = recognizer.detect
+    results = {}
+    for n in (0, 5, 15):
+        frames = [scene(n, seed) for seed in range(args.frames)]
+        run(frames[0])  # warm-up: onnxruntime allocates on first use
+        times, found = [], []
+        for frame in frames:
+            start = time.perf_counter()
+            out = run(frame)
+            times.append((time.perf_counter() - start) * 1000)
+            found.append(len(out))
+        results[f"{n}_cards"] = {"median_ms": round(float(np.median(times)), 1),
+                                 "p90_ms": round(float(np.percentile(times, 90)), 1),
+                                 "mean_found": round(float(np.mean(found)), 2)}
+    if args.json:
+        print(json.dumps(results))
+    else:
+        what = "proposals" if args.detector_only else "cards found"
+        for key, r in results.items():
+            print(f"{key:>9}: median {r['median_ms']:6.1f} ms   p90 {r['p90_ms']:6.1f} ms   "
+                  f"mean {what} {r['mean_found']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
