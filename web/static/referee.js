@@ -142,7 +142,7 @@ function drawPending(view) {
       });
       const drop = el("button", { type: "button", class: "danger" }, t("dismiss"));
       drop.addEventListener("click", () => act(() => post("/api/dismiss", { id: p.id })));
-      return el("div", { class: "pending-item" }, el("strong", {}, `${p.player} \u2192 ${p.action}`), ...buttons, input, fix, drop);
+      return el("div", { class: "pending-item" }, el("strong", {}, `${p.player} \u2192 ${t(p.action)}`), ...buttons, input, fix, drop);
     }),
   );
 }
