@@ -450,6 +450,7 @@ def test_the_language_switcher_sets_a_cookie(client):
     assert r.status_code == 302 and r.headers["Location"].endswith("/referee/login")
     assert "Schiedsrichter" in client.get("/referee/login", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert client.get("/lang/de?next=//evil.example").headers["Location"] == "/"
+    assert client.get("/lang/de?next=/%5Cevil.example").headers["Location"] == "/"
 
 
 # ---- camera ------------------------------------------------------------------------------------

@@ -289,7 +289,7 @@ def create_app(
     @app.get("/lang/<code>")
     def choose_language(code: str) -> Any:
         target = request.args.get("next", "/")
-        if not target.startswith("/") or target.startswith("//"):
+        if not target.startswith("/") or target.startswith(("//", "/\\")):  # only this site's own pages
             target = "/"
         response = redirect(target)
         if code in LANGUAGES:
