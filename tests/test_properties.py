@@ -19,6 +19,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.cards import standard_deck
 from companion.cli import main
 from companion.game import Game, replay
 from companion.simulate import SimulatedTable
@@ -33,6 +34,7 @@ tables = st.fixed_dictionaries(
         "players": st.integers(min_value=2, max_value=9),
         "seed": st.integers(min_value=0, max_value=2**32 - 1),
         "hands": st.integers(min_value=1, max_value=3),
+        "showdown": st.booleans(),
         "options": st.fixed_dictionaries(
             {},
             optional={
@@ -46,10 +48,25 @@ tables = st.fixed_dictionaries(
 
 
 def simulate(spec: dict[str, Any]) -> tuple[SimulatedTable, list[dict[str, Any]]]:
+    """The simulated hands, then (when ``spec["showdown"]``) the end-of-game showdown."""
     table = SimulatedTable(
         spec["variant"], NAMES[: spec["players"]], chips=50, seed=spec["seed"], options=spec["options"] or None
     )
-    return table, list(table.play(hands=spec["hands"]))
+    events = list(table.play(hands=spec["hands"]))
+    if spec["showdown"]:
+        rnd = random.Random(spec["seed"])
+        deck = standard_deck(jokers=table.variant.jokers)
+        rnd.shuffle(deck)
+        ending: list[dict[str, Any]] = [{"type": "showdown"}]
+        for player in rnd.sample(table.players, k=rnd.randint(0, len(table.players))):
+            hand, deck = deck[:5], deck[5:]
+            ending.append({"type": "show", "player": player, "cards": [str(c) for c in hand]})
+        ending.append({"type": "next"})
+        for event in ending:
+            table.game.push(event)
+        assert table.game.phase == "over"
+        events += ending
+    return table, events
 
 
 def total(game: Game) -> int:
@@ -59,17 +76,18 @@ def total(game: Game) -> int:
 @settings(max_examples=60, deadline=None)
 @given(tables)
 def test_simulated_games_conserve_chips_after_every_event(spec: dict[str, Any]) -> None:
-    table = SimulatedTable(
-        spec["variant"], NAMES[: spec["players"]], chips=50, seed=spec["seed"], options=spec["options"] or None
-    )
+    _, events = simulate(spec)
     expected = 50 * spec["players"]
-    deals = 0
-    for event in table.play(hands=spec["hands"]):
-        assert total(table.game) == expected, event
-        deals += event["type"] == "deal"
-    assert deals == spec["hands"] == table.game.state.hands
-    assert table.game.phase == "between"
-    assert all(m.chips > 0 for m in table.game.movements)
+    game = Game()
+    for event in events:
+        game.push(event)
+        assert total(game) == expected, event
+    assert game.state.hands == spec["hands"]
+    assert game.phase == ("over" if spec["showdown"] else "between")
+    assert all(m.chips > 0 for m in game.movements)
+    ending = events[max(i for i, e in enumerate(events) if e["type"] == "deal") :]
+    if spec["showdown"] and any(e["type"] == "show" for e in ending[ending.index({"type": "showdown"}) :]):
+        assert sum(game.board.values()) < spec["players"]  # all won but the odd chips of a split
 
 
 @settings(max_examples=40, deadline=None)
@@ -101,6 +119,8 @@ def junk_for(game: Game, rnd: random.Random) -> dict[str, Any]:
         "poker": [{"type": "discard", "player": player, "cards": ["JK"]}, {"type": "deal", "dealer": player}],
         "run": [{"type": "next"}, {"type": "bet", "player": player, "chips": 2}, {"type": "showdown"}],
         "between": [{"type": "next"}, {"type": "play", "player": player, "card": "2S"}, {"type": "pass", "player": player}],
+        "showdown": [{"type": "deal", "dealer": player}, {"type": "bet", "player": player, "chips": 1}, {"type": "showdown"}],
+        "over": [{"type": "next"}, {"type": "deal", "dealer": player}, {"type": "show", "player": player, "cards": ["2S", "3S", "4S", "5S", "7D"]}],
     }[s.phase]
     candidates: list[dict[str, Any]] = [
         *wrong_phase,
