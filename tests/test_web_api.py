@@ -15,6 +15,7 @@ import jsonschema
 import numpy as np
 import pytest
 import yaml
+from flask import request
 from openapi_spec_validator import validate as validate_spec
 
 from companion.table import Table
@@ -49,12 +50,53 @@ def camera() -> MemoryCameraView:
                             detections=[Detection("QS", 0.93, outline, (("QC", 0.04),))])
 
 
+def spec_node(ref: str) -> dict:
+    node = SPEC
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
+    return node
+
+
+def conformance_error(path: str, method: str, response) -> str | None:
+    """Why ``response`` does not match what web/openapi.yaml documents for it, or None."""
+    operation = SPEC["paths"].get(path, {}).get(method.lower())
+    if operation is None:
+        return f"{method} {path} is not documented"
+    documented = operation["responses"].get(str(response.status_code))
+    if documented is None:
+        return f"{method} {path} answered {response.status_code}, which is not documented"
+    if "$ref" in documented:
+        documented = spec_node(documented["$ref"])
+    content = documented.get("content", {})
+    if response.mimetype not in content:
+        return f"{method} {path} {response.status_code} answered {response.mimetype}, documented {sorted(content)}"
+    if response.mimetype == "application/json":
+        try:
+            jsonschema.validate(response.get_json(), {**content["application/json"]["schema"], "components": SPEC["components"]},
+                                cls=jsonschema.Draft202012Validator)
+        except jsonschema.ValidationError as e:
+            return f"{method} {path} {response.status_code}: {e.message}"
+    return None
+
+
 @pytest.fixture
 def app(table: Table, camera: MemoryCameraView, tmp_path: Path):
     app = create_app(table, config=WebConfig(pin=PIN, session_hours=1), camera=camera, data_dir=tmp_path / "data",
                      heartbeat_s=0.2, max_stream_s=5)
+    problems: list[str] = []
+
+    @app.after_request
+    def conforms(response):  # every API answer in every test is checked against the spec
+        if request.path.startswith(("/api/", "/camera/")):
+            rule = request.url_rule.rule if request.url_rule else request.path
+            problem = conformance_error(rule, request.method, response)
+            if problem:
+                problems.append(problem)
+        return response
+
     yield app
     stream_hub(app).stop()
+    assert problems == [], problems
 
 
 @pytest.fixture
