@@ -204,7 +204,10 @@ def _parse_game(obj: Mapping[str, Any]) -> NewGame:
     if options is not None and not isinstance(options, dict):
         raise RecordError(f"game: 'options' must be an object, not {options!r}")
     event = NewGame(variant, tuple(players), chips, options or None)
-    event.make_variant()  # validates the variant name and the options
+    board = event.make_variant().sections  # validates the variant name and the options
+    clash = [p for p in players if p in board]
+    if clash:  # chips move between players and sections by name: the two must not be confused
+        raise RecordError(f"game: a player may not be named like a section of the board: {clash[0]!r}")
     return event
 
 
