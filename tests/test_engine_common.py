@@ -355,6 +355,9 @@ def test_bad_options_make_the_game_line_invalid(options: dict[str, Any]) -> None
         {"type": "game", "variant": "bonanza", "players": "Ann Bob", "chips": 10},
         {"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 10, "options": ["reopen"]},
         {"type": "deal", "dealer": "Ann"},
+        {"type": "game", "variant": "michigan-1939", "players": ["Ann", "pot"], "chips": 10},
+        {"type": "game", "variant": "tripoley", "players": ["kitty", "Bob"], "chips": 10},
+        {"type": "game", "variant": "bonanza", "players": ["Ann", "QS-JD"], "chips": 10},
     ],
 )
 def test_bad_first_lines_start_no_game(first: dict[str, Any]) -> None:
