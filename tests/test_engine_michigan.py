@@ -189,6 +189,25 @@ def test_kickers_break_a_pair_tie_before_any_split() -> None:
     assert game.balances["Bob"] == balances["Bob"] + 5 and game.board["poker"] == 0
 
 
+@pytest.mark.parametrize(
+    "better, worse",
+    [
+        ("5S 4D 3C 2H AS", "KS KH KD 7C 2D"),  # the wheel is a straight
+        ("6S 5D 4C 3H 2S", "5C 4H 3D 2D AH"),  # and the lowest one
+        ("AS KS QS JS TS", "9H 9C 9D 9S 2C"),  # straight flush over four of a kind
+        ("2C 2D 2H 3S 3C", "AC KC 9C 7C 5C"),  # full house over flush
+        ("KS KH 4C 4D 2S", "QS QH JC JD AS"),  # the higher top pair
+        ("KS KH 4C 4D 3S", "KD KC 4H 4S 2S"),  # the kicker
+    ],
+)
+def test_poker_ranking(better: str, worse: str) -> None:
+    game = poker()
+    feed(game, show("Ann", *worse.split()), show("Bob", *better.split()))
+    balances = game.balances
+    game.push(NEXT)
+    assert game.balances["Bob"] == balances["Bob"] + 5 and game.balances["Ann"] == balances["Ann"]
+
+
 def test_all_but_one_fold_he_takes_it_unshown() -> None:
     game = poker()
     feed(game, bet("Ann", 2), fold("Bob"), fold("Cy"), fold("Dee"))

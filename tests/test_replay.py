@@ -192,6 +192,11 @@ def test_exit_2_when_the_file_cannot_be_replayed(tmp_path: Path, capsys: pytest.
     assert captured.err.strip()
 
 
+def test_exit_2_for_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(tmp_path), "--json"]) == 2
+    assert capsys.readouterr().out == ""
+
+
 def test_exit_2_for_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(tmp_path / "nowhere.jsonl"), "--json"]) == 2
     assert capsys.readouterr().out == ""
