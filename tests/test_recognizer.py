@@ -193,7 +193,7 @@ def test_corners_measure_a_whole_card() -> None:
     """The detection half alone: a lone card yields its four corners and its true width."""
     card = PlacedCard("6C", (400, 300), 33, 120)
     frame, _ = render_scene([card], size=(800, 600), background="dark_wood")
-    corners = _detect.find_corners(_detect.card_mask(frame), min_edge=8, epsilon=1.8)
+    corners = _detect.find_corners(_detect.card_mask(_detect.whiteness(frame)), min_edge=8, epsilon=1.8)
     _detect.measure_edges(corners, min_length=24)
     width = _detect.scene_card_width(corners)
     assert width is not None and math.isclose(width, 120, rel_tol=0.05)

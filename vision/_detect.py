@@ -40,6 +40,7 @@ ASPECT = CARD_SIZE[1] / CARD_SIZE[0]
 _MAX_TURN_COS = math.cos(math.radians(68))   # corner angle within 90 ± 22 degrees
 _ROUGH_TURN_COS = math.cos(math.radians(55))  # before refitting the edges
 _PARALLEL_COS = math.cos(math.radians(12))
+_MAX_RMS = 0.7                                  # px: how far a straight edge's outline may wander
 _MIN_BEND_SIN = math.sin(math.radians(7))      # a fan's bend from one card's edge to the next
 
 
@@ -62,6 +63,7 @@ class Corner:
     seen_v: float
     edge_u: np.ndarray | None = field(default=None)
     edge_v: np.ndarray | None = field(default=None)
+    bend: bool = False   # found where an edge merely bends into the next (a fan), not at a turn
 
 
 @dataclass(frozen=True)
@@ -80,17 +82,17 @@ class Hypothesis:
     measured: int = 0
 
 
-def card_mask(work_bgr: np.ndarray) -> np.ndarray:
-    """Pixels that are whiter than their neighbourhood: card faces and their borders.
+def card_mask(value: np.ndarray) -> np.ndarray:
+    """Pixels that are whiter than their neighbourhood: card faces and their rims.
 
-    The value compared is ``min(blue, max(green, red))``: high for white and
-    grey-white, low for the yellow-brown of wood, the green of felt and for
-    saturated blue cloth.  A pixel counts when it exceeds its local mean (over
-    about a sixteenth of the frame) by a quarter of the way to pure white, and
-    by at least 10 levels.  Inside a card larger than the window only the rim
-    survives, which is all the outline needs.
+    ``value`` is the frame's :func:`whiteness`.  A pixel counts when it exceeds its local mean (over
+    a tenth of the frame) by a quarter of the way to pure white, and by at
+    least 10 levels.  Inside a card larger than the window only the rim
+    survives, which is all the outline needs: at a card's edge the window is
+    half table, so the card's side always passes.  (The table just beside a
+    chip or a card back passes too; those ragged blobs show few straight
+    corners, and the classifier rejects what they propose.)
     """
-    value = whiteness(work_bgr)
     h, w = value.shape
     k = max(15, (max(h, w) // 10) | 1)
     mean = cv2.blur(value, (k, k)).astype(np.int16)
@@ -104,7 +106,11 @@ def card_mask(work_bgr: np.ndarray) -> np.ndarray:
 
 
 def whiteness(work_bgr: np.ndarray) -> np.ndarray:
-    """``min(blue, max(green, red))``, lightly smoothed: how white (not just how bright) a pixel is."""
+    """``min(blue, max(green, red))``, lightly smoothed: how white (not just how bright) a pixel is.
+
+    High for white and grey-white, low for the yellow-brown of wood, the green
+    of felt and for saturated blue cloth.
+    """
     b, g, r = cv2.split(work_bgr)
     return cv2.GaussianBlur(cv2.min(b, cv2.max(g, r)), (3, 3), 0)
 
@@ -146,12 +152,15 @@ def split_overlaps(value: np.ndarray, mask: np.ndarray, *, min_line: float) -> n
     return cut
 
 
-def _fit_line(points: np.ndarray, rough: tuple[float, float]) -> tuple[float, float, float, float]:
-    """(x0, y0, dx, dy): the least-squares line through a run of outline points, oriented like ``rough``."""
+def _fit_line(points: np.ndarray, rough: tuple[float, float]) -> tuple[float, float, float, float, float]:
+    """(x0, y0, dx, dy, rms): the least-squares line through a run of outline points, oriented like
+    ``rough``, and the points' root-mean-square distance from it (a card's edge is straight; the
+    outline of wood grain or of a shadow is not)."""
     dx, dy, x0, y0 = (float(t) for t in cv2.fitLine(points, cv2.DIST_L2, 0, 0.01, 0.01).ravel())
     if dx * rough[0] + dy * rough[1] < 0:
         dx, dy = -dx, -dy
-    return x0, y0, dx, dy
+    off = (points[:, 0] - x0) * dy - (points[:, 1] - y0) * dx
+    return x0, y0, dx, dy, float(np.sqrt(np.mean(off * off)))
 
 
 def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[Corner]:
@@ -174,8 +183,8 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
         if len(contour) < 4 * min_edge:
             continue   # too short an outline to hold two edges and a corner
         _, _, cw, ch = cv2.boundingRect(contour)
-        if max(cw, ch) < 1.5 * min_edge:
-            continue
+        if max(cw, ch) < (1.5 if parent < 0 else 6) * min_edge:
+            continue   # too small to show a corner; for a hole, a pip or a letter
         approx = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2)
         n = len(approx)
         if n < 3:
@@ -197,9 +206,9 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
         order = np.argsort(keys, kind="stable")
         idx = order[np.searchsorted(keys[order], approx[:, 1].astype(np.int64) * (w + 2) + approx[:, 0])].tolist()
         P, S, SL = poly.tolist(), seg.tolist(), seg_len.tolist()
-        fitted: dict[int, tuple[float, float, float, float]] = {}
+        fitted: dict[int, tuple[float, float, float, float, float]] = {}
 
-        def edge(i: int) -> tuple[float, float, float, float]:
+        def edge(i: int) -> tuple[float, float, float, float, float]:
             if i not in fitted:
                 a, b = idx[i], idx[(i + 1) % n]
                 run = pts[a:b + 1] if a <= b else np.concatenate([pts[a:], pts[:b + 1]])
@@ -217,8 +226,10 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
             la, lb = SL[i], SL[j]
             if abs(ax * bx + ay * by) > _ROUGH_TURN_COS * la * lb or (ax * by - ay * bx) * orient <= 0:
                 continue  # not even roughly a right angle, or concave for the blob
-            x1, y1, dx1, dy1 = edge(i)
-            x2, y2, dx2, dy2 = edge(j)
+            x1, y1, dx1, dy1, r1 = edge(i)
+            x2, y2, dx2, dy2, r2 = edge(j)
+            if max(r1, r2) > _MAX_RMS:
+                continue  # not straight edges
             turn = dx1 * dy2 - dy1 * dx2
             if abs(dx1 * dx2 + dy1 * dy2) > _MAX_TURN_COS or turn * orient <= 0:
                 continue  # concave for the blob: where one card's edge meets another's face
@@ -244,14 +255,51 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
                 cross = (ax * by - ay * bx) * orient
                 if cross <= 0 or (SL[nb] >= min_edge and cross < _MIN_BEND_SIN * SL[nb] * SL[i]):
                     continue
-                x0, y0, dx, dy = edge(i)
+                x0, y0, dx, dy, rms = edge(i)
+                if rms > _MAX_RMS:
+                    continue
                 px, py = P[i] if end == 0 else P[(i + 1) % n]
                 t = (px - x0) * dx + (py - y0) * dy      # the end, moved onto the fitted line
                 cx, cy = x0 + t * dx, y0 + t * dy
                 inward = (-dy * orient, dx * orient)
                 along = (dx, dy) if end == 0 else (-dx, -dy)
-                corners.append(_corner((cx, cy), along, inward, SL[i], SL[nb]))
+                c = _corner((cx, cy), along, inward, SL[i], SL[nb])
+                c.bend = True
+                corners.append(c)
     return corners
+
+
+def contrasted(corners: list[Corner], value: np.ndarray, *, min_contrast: float, edges: int) -> list[Corner]:
+    """The corners that have a card's contrast: whiter inside than outside along ``edges`` of their edges.
+
+    A real card's edge is a step from white face to darker table; the ragged
+    blobs that local thresholding leaves beside chips and card backs are
+    table on both sides.  Each edge is sampled at five points along its seen
+    length, a few pixels either side; its contrast is the median difference.
+    A bend corner (a fan's) needs only one contrasted edge, whatever ``edges`` says:
+    its other side runs over the card below.
+    """
+    if not corners:
+        return []
+    h, w = value.shape
+    off = max(2.0, 0.003 * max(h, w))
+    frac = np.linspace(0.2, 0.8, 5)
+    P = np.array([c.point for c in corners])
+    out_ok = np.zeros((len(corners), 2), bool)
+    for k, (along, across, seen) in enumerate((("u", "v", "seen_u"), ("v", "u", "seen_v"))):
+        A = np.array([getattr(c, along) for c in corners])
+        B = np.array([getattr(c, across) for c in corners])
+        L = np.array([max(getattr(c, seen), 4 * off) for c in corners])
+        base = P[:, None, :] + A[:, None, :] * (L[:, None, None] * frac[None, :, None])
+        def sample(pts: np.ndarray) -> np.ndarray:
+            x = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+            y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+            return value[y, x].astype(np.int16)
+        inside = sample(base + B[:, None, :] * off)
+        outside = sample(base - B[:, None, :] * off)
+        out_ok[:, k] = np.median(inside - outside, axis=1) >= min_contrast
+    need = np.array([1 if c.bend else edges for c in corners])
+    return [c for c, ok in zip(corners, (out_ok.sum(axis=1) >= need).tolist()) if ok]
 
 
 def _corner(point: tuple[float, float], a: tuple[float, float], b: tuple[float, float],
@@ -426,11 +474,21 @@ _INDEX_SAMPLES = np.array([[x, y, 1.0] for x in (12, 40, 68) for y in (15, 60, 1
 
 
 def fill_holes(mask: np.ndarray) -> np.ndarray:
-    """The mask with every blob's holes filled (pips, prints and hollow card middles)."""
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    """The mask with its small holes filled: pips, prints, the hollow middle of a large card.
+
+    Holes bigger than a few cards stay open: the bright rim around a light
+    table encloses the whole table, which is no card face.
+    """
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(mask)
-    cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
-    return filled
+    if hierarchy is None:
+        return filled
+    big = (0.15 * max(mask.shape)) ** 2
+    outer = [c for c, hier in zip(contours, hierarchy[0]) if hier[3] < 0]
+    holes = [c for c, hier in zip(contours, hierarchy[0]) if hier[3] >= 0 and cv2.contourArea(c) > big]
+    cv2.drawContours(filled, outer, -1, 255, cv2.FILLED)
+    cv2.drawContours(filled, holes, -1, 0, cv2.FILLED)
+    return cv2.bitwise_or(filled, mask)
 
 
 def on_cards(hyps: list[Hypothesis], filled: np.ndarray, *, min_share: float = 0.6) -> list[Hypothesis]:

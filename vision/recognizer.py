@@ -156,12 +156,15 @@ class Recognizer:
         # Pixel centres: frame x = (work x + 0.5) / sx - 0.5.
         to_frame = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
         long_side = max(wh, ww)
-        mask = _detect.card_mask(work)
+        value = _detect.whiteness(work)
+        mask = _detect.card_mask(value)
         min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
-        cut = _detect.split_overlaps(_detect.whiteness(work), mask, min_line=3 * min_edge)
+        cut = _detect.split_overlaps(value, mask, min_line=3 * min_edge)
         outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
+        outer = _detect.contrasted(outer, value, min_contrast=12, edges=2)
         # Inside the blobs only long edges count: card prints have short ones aplenty.
         inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
+        inner = _detect.contrasted(inner, value, min_contrast=12, edges=1)
         # Each set measured on its own: a print's frame inside a card must not
         # pass for the far end of the card's own edge.
         _detect.measure_edges(outer, min_length=0.03 * long_side)
