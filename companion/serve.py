@@ -24,7 +24,7 @@ from companion.config import Config, ConfigError
 from companion.table import Table
 from vision.detection import Detection
 from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker
-from vision.zones import ZoneMap, draw_zones
+from vision.zones import ZoneMap
 
 log = logging.getLogger(__name__)
 
@@ -143,13 +143,10 @@ class LatestFrame:
 
     def latest_jpeg(self) -> bytes | None:
         with self._lock:
-            shown, zone_map = self._shown, self.zone_map
+            shown = self._shown
         if shown is None:
             return None
-        from vision.recognizer import Recognizer
-
-        image = draw_zones(Recognizer.annotate(shown[0], shown[1]), zone_map)
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        ok, data = cv2.imencode(".jpg", shown[0], [cv2.IMWRITE_JPEG_QUALITY, 80])  # the page draws cards and zones
         return data.tobytes() if ok else None
 
     def frame_size(self) -> tuple[int, int] | None:

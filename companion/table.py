@@ -27,6 +27,7 @@ import itertools
 import logging
 import queue
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -63,7 +64,8 @@ class Table:
         self._pending: dict[int, dict[str, Any]] = {}
         self._pending_ids = itertools.count(1)
         self._notice: dict[str, Any] | None = None
-        self.version = 0
+        self.version = time.time_ns() // 1_000_000
+        """Grows with every change, and across restarts too (a tablet's stream resumes by it)."""
         self.game = self._rebuild(store.events())
 
     @classmethod
