@@ -58,6 +58,13 @@ def to_run(game: Game, dealer: str) -> None:
         game.push(NEXT)
 
 
+def to_run_from_widow(game: Game) -> None:
+    """Keep the widow and close every phase up to the run."""
+    game.push(KEEP)
+    while game.phase != "run":
+        game.push(NEXT)
+
+
 def total(game: Game) -> int:
     return sum(game.balances.values()) + sum(game.board.values())
 
@@ -172,12 +179,6 @@ def test_first_deal_may_name_anyone_later_deals_pass_left() -> None:
     feed(game, play("Dee", "4D"), {"type": "pass", "player": "Dee"})
     game.push(deal("Ann"))  # round the ring
     assert game.state.dealer == "Ann" and game.state.hands == 3
-
-
-def to_run_from_widow(game: Game) -> None:
-    game.push(KEEP)
-    while game.phase != "run":
-        game.push(NEXT)
 
 
 def test_deal_by_a_stranger_is_refused() -> None:
