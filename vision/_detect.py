@@ -508,6 +508,43 @@ def on_cards(hyps: list[Hypothesis], filled: np.ndarray, *, min_share: float = 0
     return [hyp for hyp, ok in zip(hyps, (share >= min_share).tolist()) if ok]
 
 
+_INK = np.array([[x, y, 1.0] for x in (8, 16, 24, 32, 40) for y in (12, 26, 40, 54, 68, 82, 96, 110)]).T
+_MARGIN = np.array([[x, 9, 1.0] for x in (50, 62, 74, 86, 98)] + [[9, y, 1.0] for y in (125, 140, 155, 170, 185)]).T
+"""Card units along the top and left edges, just beside the index (which a few pixels'
+error in the outline would otherwise put under the samples)."""
+
+
+def look_like_index(hyps: list[Hypothesis], value: np.ndarray) -> list[Hypothesis]:
+    """The hypotheses whose corner looks like a printed index: a white margin, some ink inside it.
+
+    A cheap look before the classifier's: along the card's two edges, just
+    inside, the face is white on every deck (along one edge at least, four of
+    five margin samples lie within 25 levels of the brightest); and where the rank and suit are
+    printed, some samples (from 3 to 65 percent) are ink, 35 levels or more
+    darker than that white.  A plain corner of a card has no ink, a corner
+    of table or chip has no white margin.
+    """
+    if not hyps:
+        return []
+    h, w = value.shape
+    mats = np.stack([hyp.card_to_work for hyp in hyps])
+
+    def sample(points: np.ndarray) -> np.ndarray:
+        pts = mats @ points
+        x = np.clip(np.round(pts[:, 0] / pts[:, 2]).astype(int), 0, w - 1)
+        y = np.clip(np.round(pts[:, 1] / pts[:, 2]).astype(int), 0, h - 1)
+        return value[y, x].astype(np.int16)
+
+    margin, ink = sample(_MARGIN), sample(_INK)
+    white = np.percentile(margin, 80, axis=1)[:, None]
+    near_white = margin >= white - 25
+    # One edge's margin may run under the next card of a spread.
+    margin_ok = (near_white[:, :5].mean(axis=1) >= 0.8) | (near_white[:, 5:].mean(axis=1) >= 0.8)
+    inked = np.mean(ink < white - 35, axis=1)
+    ok = margin_ok & (inked >= 0.03) & (inked <= 0.65)
+    return [hyp for hyp, keep in zip(hyps, ok.tolist()) if keep]
+
+
 def frame_hypotheses(width: int, height: int) -> list[Hypothesis]:
     """A card that fills the whole picture: the frame's own corners as the card's.
 
