@@ -186,3 +186,41 @@ def test_records_round_trip_through_the_stores_and_replay_the_same(spec: dict[st
         with redirect_stdout(out):
             assert main(["replay", str(record), "--json"]) == 0
         assert json.loads(out.getvalue()) == expected
+
+
+ALWAYS_JUNK = (
+    "not json",
+    "[]",
+    '{"type": "shuffle"}',
+    '{"type": "play", "player": "Zed", "card": "2S"}',
+    '{"type": "bet", "player": "Ann", "chips": 2.0}',
+    '{"type": "bet", "player": "Ann", "chips": "3"}',
+    '{"type": "bid", "player": "Ann", "chips": true}',
+    '{"type": "show", "player": "Ann", "cards": ["QS", "XX"]}',
+    '{"type": "game", "variant": "tripoley", "players": ["X", "Y"], "chips": 3}',
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(tables, st.integers(min_value=0, max_value=2**32 - 1))
+def test_junk_and_blank_lines_in_a_record_are_listed_by_line_and_change_nothing(spec: dict[str, Any], seed: int) -> None:
+    rnd = random.Random(seed)
+    _, events = simulate(spec)
+    clean = [json.dumps(e) for e in events]
+    lines, junk_lines = [clean[0]], []
+    for line in clean[1:]:
+        while rnd.random() < 0.1:
+            extra = rnd.choice(("", "   ", *ALWAYS_JUNK))
+            lines.append(extra)
+            if extra.strip():
+                junk_lines.append(len(lines))
+        lines.append(line)
+    expected = replay(clean).summary()
+    got = replay(lines).summary()
+    assert [r["line"] for r in got["rejected"]] == junk_lines
+    assert {k: v for k, v in got.items() if k not in ("rejected", "flags")} == {
+        k: v for k, v in expected.items() if k not in ("rejected", "flags")
+    }
+    assert [{k: v for k, v in f.items() if k != "line"} for f in got["flags"]] == [
+        {k: v for k, v in f.items() if k != "line"} for f in expected["flags"]
+    ]
