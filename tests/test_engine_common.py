@@ -573,3 +573,10 @@ def test_chips_are_conserved_through_a_busy_hand() -> None:
     )
     assert total(game) == 400
     assert all(m.chips > 0 for m in game.movements)
+
+
+def test_balances_may_go_below_zero() -> None:
+    game = start(players=("Ann", "Bob", "Cy"), chips=5)
+    game.push(deal("Ann"))
+    assert game.balances == {"Ann": 5 - 18, "Bob": 5 - 9, "Cy": 5 - 9}
+    assert total(game) == 15

@@ -227,3 +227,11 @@ def test_the_installed_command_in_a_subprocess(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
     )
     assert bad.returncode == 2 and bad.stdout == ""
+
+
+def test_only_newline_ends_a_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = {"type": "game", "variant": "tripoley", "players": ["Ann", "Bo\u2028b", "C\x85y"], "chips": 20}
+    text = json.dumps(first, ensure_ascii=False) + "\n" + json.dumps({"type": "deal", "dealer": "Bo\u2028b"}, ensure_ascii=False) + "\n"
+    code, summary = replay_json(write(tmp_path, text), capsys)
+    assert code == 0 and summary["rejected"] == [] and summary["hands"] == 1
+    assert summary["balances"] == {"Ann": 11, "Bo\u2028b": 11, "C\x85y": 11}
