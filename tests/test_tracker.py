@@ -138,6 +138,14 @@ def test_a_new_card_on_a_pile_whose_top_was_just_lifted_lies_on_the_revealed_car
         ("CardRemoved", "9H", None), ("CardSeen", "TH", "8H")]
 
 
+def test_a_card_laid_half_over_a_pile_is_a_new_card():
+    t = Tracker(ZONES)
+    run(t, [[card("8H", 100, 100)]] * 4)
+    run(t, [[card("9H", 102, 100)]] * 4)  # 8H is now covered
+    events = run(t, [[card("9H", 102, 100), card("TH", 100, 100 + H * 0.45)]] * 5)
+    assert [(e.code, e.on_top_of) for e in events] == [("TH", None)]
+
+
 def test_picking_up_a_pile_removes_every_card_in_it():
     t = Tracker(ZONES, remove_frames=10)
     run(t, [[card("8H", 100, 100)]] * 4)

@@ -147,7 +147,9 @@ class Tracker:
     ``confirm_frames`` of the last ``window`` frames (so one missed frame
     does not reset it) and lain still meanwhile (within ``still_fraction`` of
     its size); it is removed after ``remove_frames`` frames without a
-    sighting. Reads below ``min_confidence`` are ignored as noise; a card
+    sighting. A lying card changes seat only once its centre is
+    ``border_fraction`` of its size inside the new zone, so a card on a
+    border does not flap between two players. Reads below ``min_confidence`` are ignored as noise; a card
     whose averaged read stays below ``certain_confidence`` is reported
     ``uncertain``. Detections match a known card when their outlines overlap
     by ``match_iou``; a new card covering ``pile_overlap`` of an older one is
@@ -170,6 +172,7 @@ class Tracker:
         match_iou: float = 0.3,
         pile_overlap: float = 0.5,
         still_fraction: float = 0.1,
+        border_fraction: float = 0.15,
         vote_memory: int = 15,
         known_cards: Iterable[str] = (),
     ) -> None:
@@ -190,6 +193,7 @@ class Tracker:
         self.match_iou = match_iou
         self.pile_overlap = pile_overlap
         self.still_fraction = still_fraction
+        self.border_fraction = border_fraction
         self.vote_memory = max(vote_memory, confirm_frames)
         self.known_cards = {str(c) for c in known_cards}
         self.frame_index = -1
@@ -260,7 +264,7 @@ class Tracker:
         # uncovered only when the card on top goes, so one stray read cannot make it "removed" later.
 
     def _match(self, detections: list[Detection]) -> None:
-        """Pair detections with tracks: same code first, then uncovered, then most overlap."""
+        """Pair detections with tracks: same code first, then most overlap."""
         pairs = []
         for di, d in enumerate(detections):
             outline = np.asarray(d.outline, np.float32).reshape(4, 2)
@@ -273,12 +277,14 @@ class Tracker:
                 same = d.code == (t.code or t.lead())
                 # A card partly covered is reported by its visible part: by code, nesting is enough.
                 nested = same and smaller > 0 and inter / smaller >= 0.5
+                if t.state == "covered" and not same:
+                    continue  # a covered card is not expected in view: another code there is another card
                 if iou >= self.match_iou or nested:
-                    pairs.append((same, t.state != "covered", iou, di, t.id))
-        pairs.sort(key=lambda p: (p[0], p[1], p[2]), reverse=True)
+                    pairs.append((same, iou, di, t.id))
+        pairs.sort(key=lambda p: (p[0], p[1]), reverse=True)
         used_d: set[int] = set()
         used_t: set[int] = set()
-        for _, _, _, di, tid in pairs:
+        for _, _, di, tid in pairs:
             if di in used_d or tid in used_t:
                 continue
             used_d.add(di)
@@ -381,6 +387,8 @@ class Tracker:
             if t.state != "present" or not t.seen_now or self.zone_map is None:
                 continue
             seat = self._seat_of(t.outline)
+            if seat != t.seat and not self._clearly_in(t, seat):
+                seat = t.seat  # on the border: jitter must not make a card change hands back and forth
             t.other_seat_hits = t.other_seat_hits + 1 if seat != t.seat else 0
             if t.other_seat_hits >= self.confirm_frames and self._still(t):
                 events.append(CardRemoved(t.code or "", t.seat, self.frame_index))
@@ -400,6 +408,14 @@ class Tracker:
                 del self._tracks[top.id]
                 self._release(top.id)
                 events.append(CardRemoved(top.code or "", top.seat, self.frame_index))
+
+    def _clearly_in(self, t: _Track, seat: str | None) -> bool:
+        """True when the card's centre and the points a border margin round it all lie in ``seat``'s zone."""
+        assert self.zone_map is not None
+        c = _centre(t.outline)
+        m = self.border_fraction * float(np.linalg.norm(t.outline[2] - t.outline[0]))
+        probes = [(c[0] + dx, c[1] + dy) for dx, dy in ((0, 0), (m, 0), (-m, 0), (0, m), (0, -m))]
+        return all(self.zone_map.zone_at((float(x), float(y))) == seat for x, y in probes)
 
     def _release(self, tid: int) -> None:
         for o in self._tracks.values():
