@@ -184,6 +184,13 @@ def test_a_card_moved_to_another_zone_changes_seat():
     assert [(type(e).__name__, e.seat) for e in events] == [("CardRemoved", "Bob"), ("CardSeen", "Ann")]
 
 
+def test_a_card_on_a_zone_border_does_not_flap_between_seats():
+    t = Tracker(ZONES)
+    jitter = [-3, 2, 3, -2, 1, 3, 3, 3, -3, -3, -3, 2, 2, 2, -1] * 4
+    events = run(t, [[card("JS", 400 + dx, 100)] for dx in jitter])
+    assert len(events) == 1 and events[0].seat in ("Ann", "Bob")
+
+
 def test_the_same_code_read_in_two_places_is_not_reported_twice():
     t = Tracker(ZONES)
     run(t, [[card("AS", 100, 100)]] * 4)
