@@ -386,7 +386,7 @@ def _affine(point: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray) -> np.nda
 
 
 def hypotheses(corners: list[Corner], width: float | None, *, min_width: float) -> list[Hypothesis]:
-    """Hypotheses for the card each corner belongs to, without duplicates.
+    """Hypotheses for the card each corner belongs to (see :func:`unique` for the duplicates).
 
     A corner is either an index corner (top-left or bottom-right: its ``u``
     edge is the short one) or a plain one (top-right or bottom-left: its
@@ -432,7 +432,7 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float) 
         if plain is not None:
             short, long_ = plain
             out.append(Hypothesis(_affine(c.point + short, -short, long_), float(np.hypot(*short)), i, measured))
-    return _unique(out)
+    return out
 
 
 def _consistent(edge: np.ndarray | None, width: float | None) -> float | None:
@@ -450,7 +450,7 @@ def _consistent(edge: np.ndarray | None, width: float | None) -> float | None:
     return length
 
 
-def _unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
+def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
     """Drop hypotheses that put the same index corner at the same place, keeping the best measured."""
     if not hyps:
         return []

@@ -172,7 +172,7 @@ class Recognizer:
         width = _detect.scene_card_width(outer) or _detect.scene_card_width(inner)
         hyps = _detect.hypotheses(outer + inner, width, min_width=0.03 * long_side)
         hyps = _detect.on_cards(hyps, _detect.fill_holes(mask))
-        hyps = _detect.look_like_index(hyps, value)
+        hyps = _detect.unique(_detect.look_like_index(hyps, value))
         hyps += _detect.frame_hypotheses(ww, wh)
         return hyps, to_frame
 
