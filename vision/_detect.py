@@ -115,8 +115,8 @@ def whiteness(work_bgr: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(cv2.min(b, cv2.max(g, r)), (3, 3), 0)
 
 
-def split_overlaps(value: np.ndarray, mask: np.ndarray, *, min_line: float) -> np.ndarray:
-    """The card mask cut along the long straight edges inside it.
+def split_overlaps(value: np.ndarray, mask: np.ndarray, filled: np.ndarray, *, min_line: float) -> np.ndarray:
+    """The card mask cut along the long straight edges inside it (``filled``: :func:`fill_holes` of it).
 
     Where cards overlap, or lie in a spread with their tops in one line, the
     blob's outline shows no corner for the cards beneath the top one; but the
@@ -126,7 +126,6 @@ def split_overlaps(value: np.ndarray, mask: np.ndarray, *, min_line: float) -> n
     a blob of its own, with its own corners; the short edges of pips and
     index characters are left alone.
     """
-    filled = fill_holes(mask)
     edges = cv2.Canny(value, 25, 60)
     edges = cv2.bitwise_and(edges, cv2.erode(filled, np.ones((5, 5), np.uint8)))
     lines = cv2.HoughLinesP(edges, 1, np.pi / 180, threshold=max(8, int(min_line * 0.6)),
@@ -135,20 +134,25 @@ def split_overlaps(value: np.ndarray, mask: np.ndarray, *, min_line: float) -> n
     if lines is None:
         return cut
     h, w = mask.shape
+    seg = lines.reshape(-1, 4).astype(np.float64)
+    d = seg[:, 2:] - seg[:, :2]
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-9
+    # Each line is carried on to the blob's outline (the index beside a card's
+    # edge often hides its last stretch), but no further than twice min_line.
     steps = np.arange(1.0, 2.0 * min_line)
-    for x0, y0, x1, y1 in lines.reshape(-1, 4).tolist():
-        n = math.hypot(x1 - x0, y1 - y0)
-        dx, dy = (x1 - x0) / n, (y1 - y0) / n
-        # Carried on to the blob's outline (the index beside a card's edge
-        # often hides the line's last stretch), but no further than 2 lines' length.
-        ends = []
-        for (px, py, sx, sy) in ((x0, y0, -dx, -dy), (x1, y1, dx, dy)):
-            xs = np.clip(np.round(px + sx * steps).astype(int), 0, w - 1)
-            ys = np.clip(np.round(py + sy * steps).astype(int), 0, h - 1)
-            out = np.flatnonzero(filled[ys, xs] == 0)
-            k = int(out[0]) if len(out) else 0
-            ends.append((int(xs[k]), int(ys[k])) if len(out) else (px, py))
-        cv2.line(cut, ends[0], ends[1], 0, 2)
+    ends = []
+    for start, sign in ((seg[:, :2], -1.0), (seg[:, 2:], 1.0)):
+        pts = start[:, None, :] + sign * d[:, None, :] * steps[None, :, None]
+        x = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+        y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+        outside = filled[y, x] == 0
+        first = np.where(outside.any(axis=1), outside.argmax(axis=1), -1)
+        idx = np.arange(len(seg))
+        reach = np.where(first[:, None] >= 0, np.stack([x[idx, first], y[idx, first]], axis=1),
+                         np.round(start).astype(int))
+        ends.append(reach)
+    for (x0, y0), (x1, y1) in zip(ends[0].tolist(), ends[1].tolist()):
+        cv2.line(cut, (x0, y0), (x1, y1), 0, 2)
     return cut
 
 

@@ -159,7 +159,8 @@ class Recognizer:
         value = _detect.whiteness(work)
         mask = _detect.card_mask(value)
         min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
-        cut = _detect.split_overlaps(value, mask, min_line=3 * min_edge)
+        filled = _detect.fill_holes(mask)
+        cut = _detect.split_overlaps(value, mask, filled, min_line=3 * min_edge)
         outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
         outer = _detect.contrasted(outer, value, min_contrast=12, edges=2)
         # Inside the blobs only long edges count: card prints have short ones aplenty.
@@ -171,7 +172,7 @@ class Recognizer:
         _detect.measure_edges(inner, min_length=0.03 * long_side)
         width = _detect.scene_card_width(outer) or _detect.scene_card_width(inner)
         hyps = _detect.hypotheses(outer + inner, width, min_width=0.03 * long_side)
-        hyps = _detect.on_cards(hyps, _detect.fill_holes(mask))
+        hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value))
         hyps += _detect.frame_hypotheses(ww, wh)
         return hyps, to_frame
