@@ -426,3 +426,10 @@ def test_going_out_ends_the_hand_whatever_pay_cards_remain_and_the_penalty_is_al
     for section in ("AS", "KH", "QD", "JC"):
         assert game.board[section] == 9
     refused(game, play("A", "7S"), errors.WrongPhase)
+
+
+def test_reopen_other_suit_option_in_bonanza() -> None:
+    game = in_run(reopen="other-suit")
+    feed(game, play("Ann", "QH"), play("Ann", "KH"), play("Bob", "AH"))
+    refused(game, play("Cy", "2H"), errors.NotNextCard)
+    game.push(play("Cy", "2D"))  # another suit, the same colour: fine under other-suit
