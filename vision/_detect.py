@@ -115,6 +115,29 @@ def whiteness(work_bgr: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(cv2.min(b, cv2.max(g, r)), (3, 3), 0)
 
 
+def lone_cards(mask: np.ndarray, width: float) -> np.ndarray:
+    """The blobs that are one whole card on their own: a convex quadrilateral of a card's size.
+
+    Nothing can hide inside such a blob, so the costlier search for cards
+    beneath cards (:func:`split_overlaps`) skips it.  The size matters: a
+    spread of four cards makes a rectangle of a card's proportions too.
+    """
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    lone = np.zeros_like(mask)
+    for c in contours:
+        if cv2.contourArea(c) < 0.5 * width * width:
+            continue
+        quad = cv2.approxPolyDP(c, 0.03 * cv2.arcLength(c, True), True)
+        if len(quad) != 4 or not cv2.isContourConvex(quad):
+            continue
+        (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+        short, long_ = min(rw, rh), max(rw, rh)
+        if abs(short - width) < 0.12 * width and abs(long_ - ASPECT * width) < 0.12 * ASPECT * width \
+                and cv2.contourArea(c) >= 0.92 * rw * rh:
+            cv2.drawContours(lone, [c], -1, 255, cv2.FILLED)
+    return lone
+
+
 def split_overlaps(value: np.ndarray, mask: np.ndarray, filled: np.ndarray, *, min_line: float) -> np.ndarray:
     """The card mask cut along the long straight edges inside it (``filled``: :func:`fill_holes` of it).
 

@@ -160,17 +160,25 @@ class Recognizer:
         mask = _detect.card_mask(value)
         min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
         filled = _detect.fill_holes(mask)
-        cut = _detect.split_overlaps(value, mask, filled, min_line=3 * min_edge)
         outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
         outer = _detect.contrasted(outer, value, min_contrast=12, edges=2)
-        # Inside the blobs only long edges count: card prints have short ones aplenty.
+        _detect.measure_edges(outer, min_length=0.03 * long_side)
+        width = _detect.scene_card_width(outer)
+        # Cards beneath cards: cut the blobs along the straight lines inside them
+        # (not a lone card's blob: nothing hides there).  Only long edges count
+        # inside, card prints have short ones aplenty; and the pieces are
+        # measured on their own, so that a print's frame inside a card cannot
+        # pass for the far end of the card's own edge.
+        if width is not None:
+            others = cv2.bitwise_not(_detect.lone_cards(mask, width))
+            mask_in, filled_in = cv2.bitwise_and(mask, others), cv2.bitwise_and(filled, others)
+        else:
+            mask_in, filled_in = mask, filled
+        cut = _detect.split_overlaps(value, mask_in, filled_in, min_line=3 * min_edge)
         inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
         inner = _detect.contrasted(inner, value, min_contrast=12, edges=1)
-        # Each set measured on its own: a print's frame inside a card must not
-        # pass for the far end of the card's own edge.
-        _detect.measure_edges(outer, min_length=0.03 * long_side)
         _detect.measure_edges(inner, min_length=0.03 * long_side)
-        width = _detect.scene_card_width(outer) or _detect.scene_card_width(inner)
+        width = width or _detect.scene_card_width(inner)
         hyps = _detect.hypotheses(outer + inner, width, min_width=0.03 * long_side)
         hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value))
