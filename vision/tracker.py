@@ -266,10 +266,20 @@ class Tracker:
     def _match(self, detections: list[Detection]) -> None:
         """Pair detections with tracks: same code first, then most overlap."""
         pairs = []
+        tracks = list(self._tracks.values())
+        outlines = [np.asarray(d.outline, np.float32).reshape(4, 2) for d in detections]
+        if not outlines or not tracks:
+            near = np.zeros((len(outlines), len(tracks)), bool)
+        else:  # only pairs whose bounding boxes meet get the exact (costlier) overlap
+            db = np.array([[o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max()] for o in outlines])
+            tb = np.array([[o[:, 0].min(), o[:, 1].min(), o[:, 0].max(), o[:, 1].max()] for o in (t.outline for t in tracks)])
+            near = ((db[:, None, 0] <= tb[None, :, 2]) & (tb[None, :, 0] <= db[:, None, 2])
+                    & (db[:, None, 1] <= tb[None, :, 3]) & (tb[None, :, 1] <= db[:, None, 3]))
         for di, d in enumerate(detections):
-            outline = np.asarray(d.outline, np.float32).reshape(4, 2)
+            outline = outlines[di]
             area = _area(outline)
-            for t in self._tracks.values():
+            for ti in np.flatnonzero(near[di]):
+                t = tracks[ti]
                 inter = _intersection(outline, t.outline)
                 smaller = min(area, _area(t.outline))
                 union = area + _area(t.outline) - inter
