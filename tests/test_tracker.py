@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.detection import Detection
-from vision.sources import HandPass, Move, Place, Remove, SyntheticTable
+from vision.sources import HandPass, Place, Remove, SyntheticTable
 from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker, to_record_events, watch
 from vision.zones import CENTRE, ZoneMap
 

@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 
 from vision.detection import Detection
+from vision.sources import Frame
 from vision.zones import CENTRE, AnchoredZones, ZoneMap
 
 Outline = tuple[tuple[float, float], ...]
@@ -448,16 +449,13 @@ class Tracker:
                     break
 
 
-FrameLike = object
-
-
 def watch(
-    frames: Iterable[FrameLike],
+    frames: Iterable[Frame],
     detect: Callable[[np.ndarray], Sequence[Detection]],
     tracker: Tracker,
     *,
     zones: AnchoredZones | None = None,
-) -> Iterator[tuple[FrameLike, list[Event]]]:
+) -> Iterator[tuple[Frame, list[Event]]]:
     """Run ``detect`` on each frame of a source and feed the tracker: yields (frame, events).
 
     ``detect`` is any callable image -> detections (the recogniser's
@@ -465,10 +463,8 @@ def watch(
     follow the ArUco markers in every frame.
     """
     for frame in frames:
-        image = frame.image  # type: ignore[attr-defined]
-        zone_map = zones.update(image) if zones is not None else None
-        events = tracker.update(detect(image), zone_map=zone_map, frame_index=frame.index)  # type: ignore[attr-defined]
-        yield frame, events
+        zone_map = zones.update(frame.image) if zones is not None else None
+        yield frame, tracker.update(detect(frame.image), zone_map=zone_map, frame_index=frame.index)
 
 
 PHASES = ("run", "calls", "poker", "showdown", "claims")
