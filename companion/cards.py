@@ -19,7 +19,7 @@ companion.cards.CardError: not a card: '1X' (write rank + suit, e.g. QS, TD, 10H
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import total_ordering
 from typing import Iterable
 
@@ -50,6 +50,17 @@ class Card:
 
     rank: str
     suit: str
+    code: str = field(init=False, repr=False, compare=False)
+    """The canonical text (``QS``, ``JK``), kept because records and logs ask for it all the time."""
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        code = self.rank + self.suit or JOKER_CODE
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "_hash", hash(code))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -103,7 +114,7 @@ class Card:
         return self  # immutable: a game's snapshots share their cards
 
     def __str__(self) -> str:
-        return JOKER_CODE if self.is_joker else self.rank + self.suit
+        return self.code
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"

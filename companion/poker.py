@@ -3,7 +3,8 @@
 Five-card hands are ranked by pokerkit (pure Python, so it installs on a
 Raspberry Pi's aarch64 without a compiler, and maintained; phevaluator needs a
 C build there). The Joker is handled by substitution: it becomes, in turn,
-every card not among the other four, and the best resulting hand counts.
+each card not among the other four that could matter (one per rank, see
+``_stand_ins``), and the best resulting hand counts.
 
 >>> from companion.cards import parse_cards
 >>> rank_hand(parse_cards("9S 9H 4C 4D KS")) > rank_hand(parse_cards("2C 3C 4H 5S 6D"))
@@ -16,13 +17,12 @@ False
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import total_ordering
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from pokerkit import StandardHighHand
 
-from companion.cards import JOKER, RANKS, SUITS, Card, standard_deck
+from companion.cards import JOKER, RANKS, SUITS, Card
 from companion.errors import BadCombination
 
 
@@ -30,15 +30,17 @@ def _pokerkit_text(cards: Iterable[Card]) -> str:
     return "".join(c.rank + c.suit.lower() for c in cards)
 
 
-@total_ordering
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, order=True)
 class PokerHand:
-    """A ranked five-card hand. Compares by poker value alone; a natural hand
-    beats a Joker hand of exactly the same value (Bonanza's rule)."""
+    """A ranked five-card hand. Orders by poker value alone (suits never break
+    a tie); a natural hand beats a Joker hand of exactly the same value
+    (Bonanza's rule)."""
 
-    cards: tuple[Card, ...]
-    value: StandardHighHand
+    strength: int
+    """pokerkit's rank of the hand among all hands: higher is better."""
     natural: bool
+    cards: tuple[Card, ...] = field(compare=False)
+    value: StandardHighHand = field(compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -46,21 +48,6 @@ class PokerHand:
         if label == "Straight flush" and {c.rank for c in self.value.cards} == set("AKQJT"):
             return "Royal straight flush"
         return label
-
-    def ties(self, other: PokerHand) -> bool:
-        """Same poker value (suits never break a tie)."""
-        return self.value == other.value
-
-    def _key(self, other: PokerHand) -> int:
-        if self.value == other.value:
-            return (self.natural > other.natural) - (self.natural < other.natural)
-        return 1 if self.value > other.value else -1
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, PokerHand) and self._key(other) == 0
-
-    def __lt__(self, other: PokerHand) -> bool:
-        return self._key(other) < 0
 
     def __str__(self) -> str:
         return f"{self.label} ({' '.join(map(str, self.cards))})"
@@ -72,16 +59,25 @@ def rank_hand(cards: Sequence[Card]) -> PokerHand:
         raise BadCombination(f"a poker hand is five different cards, not {' '.join(map(str, cards))}")
     others = [c for c in cards if not c.is_joker]
     if len(others) == 5:
-        return PokerHand(tuple(cards), StandardHighHand(_pokerkit_text(cards)), True)
-    best: StandardHighHand | None = None
-    for stand_in in standard_deck():
-        if stand_in in others:
-            continue
-        candidate = StandardHighHand(_pokerkit_text([*others, stand_in]))
-        if best is None or candidate > best:
-            best = candidate
-    assert best is not None
-    return PokerHand(tuple(cards), best, False)
+        value = StandardHighHand(_pokerkit_text(cards))
+        return PokerHand(value.entry.index, True, tuple(cards), value)
+    best = max((StandardHighHand(_pokerkit_text([*others, c])) for c in _stand_ins(others)), key=lambda h: h.entry.index)
+    return PokerHand(best.entry.index, False, tuple(cards), best)
+
+
+def _stand_ins(others: Sequence[Card]) -> list[Card]:
+    """The cards worth trying for the Joker: one per rank, not among ``others``.
+
+    A hand's value depends on its ranks and on whether all five share a suit,
+    so per rank the flush suit (when the other four share one) is the best
+    stand-in, and otherwise any free suit is as good as another.
+    """
+    suits = {c.suit for c in others}
+    preferred = [suits.pop()] if len(suits) == 1 else []
+    order = preferred + [s for s in SUITS if s not in preferred]
+    taken = set(others)
+    free = ([Card.parse(r + s) for s in order if Card.parse(r + s) not in taken] for r in RANKS)
+    return [cards[0] for cards in free if cards]  # a rank with all four suits taken gives none: no five of a kind
 
 
 @dataclass(frozen=True, order=True)
