@@ -184,6 +184,22 @@ def test_zones_follow_a_bumped_camera():
     assert anchored.update(covered) is moved
 
 
+def test_one_marker_in_view_is_enough_to_follow_a_turn_and_shift():
+    zones = ZoneMap.around_table(["Ann", "Bob", "Cy"], SIZE)
+    table = marker_table()
+    anchored = AnchoredZones(zones, MarkerAnchors.calibrate(table))
+    only_one = table.copy()
+    only_one[:, 300:] = 140  # markers 2, 3 and 4 hidden
+    only_one[300:, :] = 140
+    bump = cv2.getRotationMatrix2D((400, 300), 4, 1.0)
+    bump[:, 2] += (25, -15)
+    moved = anchored.update(cv2.warpAffine(only_one, bump, SIZE, borderValue=(140, 140, 140)))
+    assert len(anchored.anchors.detect(cv2.warpAffine(only_one, bump, SIZE))) == 1
+    for seat in zones.seats:
+        expected = cv2.transform(zones[seat].array.reshape(-1, 1, 2), bump).reshape(-1, 2)
+        np.testing.assert_allclose(moved[seat].array, expected, atol=2.0)  # a homography from 4 corners: 22 px off
+
+
 def test_marker_errors():
     with pytest.raises(MarkerError, match="no ArUco markers"):
         MarkerAnchors.calibrate(np.full((100, 100, 3), 128, np.uint8))

@@ -275,8 +275,9 @@ class MarkerAnchors:
     ``reference`` maps each marker id to its four corners (``(4, 2)``) where
     they were when the zones were drawn. In a later frame the markers found
     again give a homography from the reference positions to the current ones,
-    and the zones move by it. One marker is enough in principle (four
-    corners); two or more far apart are much steadier.
+    and the zones move by it. With one or two markers in view the camera is
+    taken to have turned, shifted or zoomed (a similarity transform); three
+    or more, far apart, also follow a tilt (a full homography, RANSAC).
 
     >>> MarkerAnchors({7: [[0, 0], [10, 0], [10, 10], [0, 10]]}).to_dict()
     {'7': [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]}
@@ -326,9 +327,13 @@ class MarkerAnchors:
             return None
         src = np.concatenate([self.reference[i] for i in common])
         dst = np.concatenate([found[i] for i in common])
-        method = cv2.RANSAC if len(common) >= 3 else 0
-        h, _ = cv2.findHomography(src, dst, method, 3.0)
-        return h
+        if len(common) >= 3:
+            h, _ = cv2.findHomography(src, dst, cv2.RANSAC, 3.0)
+            return h
+        # One or two small markers pin a full perspective badly far from them: assume the camera
+        # turned, shifted or zoomed (a similarity), which is what a knock does.
+        m, _ = cv2.estimateAffinePartial2D(src, dst)
+        return None if m is None else np.vstack([m, [0.0, 0.0, 1.0]])
 
     @classmethod
     def calibrate(cls, frame: np.ndarray, *, dictionary: str = "DICT_4X4_50") -> MarkerAnchors:
