@@ -318,6 +318,17 @@ def test_the_hand_really_hides_the_card_in_the_synthetic_scene():
     assert 2 <= len(hidden) < 6
 
 
+def test_the_demo_table_deals_round_the_default_zones_in_seating_order():
+    from vision.sources import demo_table
+
+    size = (640, 360)
+    table = demo_table(size=size)
+    players = ["Ann", "Bob", "Cy", "Dee"]
+    events = [e for _, evs in watch(table, oracle(table), Tracker(ZoneMap.around_table(players, size))) for e in evs]
+    assert [(e.code, e.seat) for e in events] == list(zip(["5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH"], players * 2))
+    assert to_record_events(events, phase="run")[0] == {"type": "play", "player": "Ann", "card": "5H"}
+
+
 # -- the game record ------------------------------------------------------------
 
 
