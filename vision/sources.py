@@ -654,7 +654,7 @@ def demo_table(*, size: tuple[int, int] = (1280, 720), seats: int = 4, seed: int
         x, y = spots[k % len(spots)]
         offset = (k // len(spots)) * width * 0.4
         script.append(Place(at=10 + 15 * k, card=PlacedCard(code, (x + offset, y), 90.0 if k % 2 else 0.0, width)))
-    script.append(HandPass(at=40, frames=8, start=(0, h * 0.6), end=(w, h * 0.4)))
+    script.append(HandPass(at=40, frames=8, start=(0, h * 0.6), end=(w, h * 0.4), size=int(h * 0.3)))
     return SyntheticTable((), script, size=size, seed=seed, frames=options.pop("frames", 10 + 15 * len(codes) + 30), **options)
 
 
