@@ -77,6 +77,18 @@ def test_folder_loops_at_a_frame_rate_without_real_sleeping(tmp_path):
     source.close()  # twice is fine
 
 
+TABLE_PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "table-photos"
+
+
+@pytest.mark.skipif(not TABLE_PHOTOS.is_dir(), reason="../shared/data/table-photos is not here")
+def test_real_table_photos_replay_as_bgr_frames():
+    with ImageFolder(TABLE_PHOTOS) as source:
+        frames = list(source)
+    jpegs = [p for p in TABLE_PHOTOS.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")]
+    assert len(frames) == len(jpegs) > 0 and source.stats.skipped == 0  # labels.csv is not an image
+    assert all(f.image.ndim == 3 and f.image.shape[2] == 3 and f.image.dtype == np.uint8 for f in frames)
+
+
 def test_missing_or_empty_folder_is_an_error_at_open(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such image folder"):
         ImageFolder(tmp_path / "nope")
@@ -165,6 +177,14 @@ def test_a_webcam_that_never_comes_back_gives_up_after_the_allowed_attempts():
     with pytest.raises(CameraError, match="not back after 5 attempts"):
         next(cam)
     assert clock.sleeps == [1, 2, 4, 8, 8]
+
+
+def test_closing_a_source_while_it_waits_for_its_camera_ends_the_wait():
+    fake = FakeCapture([True] + [False] * 10, opens=[True] + [False] * 10)
+    cam = OpenCVCamera(0, capture=fake, sleep=lambda s: cam.close())  # close() from another thread
+    assert next(cam).index == 0
+    assert cam.read() is None
+    assert fake.made == 1  # no reopening after the close
 
 
 def test_a_webcam_that_cannot_be_opened_at_all_is_a_camera_error():

@@ -158,9 +158,13 @@ class FrameSource:
                 log.warning("%s: skipped an unreadable frame (%s)", self, e)
                 if self.live and self._failed_in_row >= self.max_failed_reads:
                     self._reconnect(f"{self._failed_in_row} unreadable frames in a row")
+                    if self._closed:
+                        return None
                 continue
             except _Lost as e:
                 self._reconnect(str(e))
+                if self._closed:
+                    return None
                 continue
             if image is None:
                 return None
@@ -192,16 +196,21 @@ class FrameSource:
         if not self.live:
             raise CameraError(f"{self}: {why}")
         log.warning("%s: camera lost (%s); reconnecting", self, why)
-        self._release()
+        try:
+            self._release()
+        except Exception as e:  # a dead device may fail to close; it is being replaced anyway
+            log.warning("%s: closing the lost camera failed: %s", self, e)
         self._opened = False
         attempt = 0
-        while True:
+        while not self._closed:  # close() from another thread ends the wait
             if self.backoff.attempts is not None and attempt >= self.backoff.attempts:
                 raise CameraError(f"{self}: camera lost ({why}) and not back after {attempt} attempts")
             wait = self.backoff.delay(attempt)
             log.warning("%s: retrying in %.1f s (attempt %d)", self, wait, attempt + 1)
             self._sleep(wait)
             attempt += 1
+            if self._closed:
+                return
             try:
                 self._open()
             except CameraError as e:
