@@ -49,7 +49,7 @@ if [[ ! -e "$ROOT/.table-companion-root" ]]; then
     say "debootstrap $SUITE arm64 into $ROOT"
     rm -rf "$ROOT"
     debootstrap --arch=arm64 --variant=minbase --foreign \
-        --include=python3,python3-venv,python3-pip,ca-certificates \
+        --include=python3,python3-venv,python3-pip,ca-certificates,systemd \
         "$SUITE" "$ROOT" "$MIRROR"
     install -D -m 0755 "$(command -v qemu-aarch64-static)" "$ROOT$interp"
     chroot "$ROOT" /debootstrap/debootstrap --second-stage
@@ -60,13 +60,26 @@ else
 fi
 
 cleanup() {
-    umount "$ROOT/dev" 2>/dev/null || true
-    umount "$ROOT/proc" 2>/dev/null || true
+    for m in dev/pts dev sys proc; do umount "$ROOT/$m" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 mount -t proc proc "$ROOT/proc"
+mount -t sysfs -o ro sysfs "$ROOT/sys"  # onnxruntime reads the CPU list there
 mount --bind /dev "$ROOT/dev"
+mount -t devpts devpts "$ROOT/dev/pts"  # apt/dpkg log through a pty
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# A host behind a TLS-inspecting proxy trusts extra local CAs; the root must too, or pip cannot reach PyPI.
+for ca in /usr/local/share/ca-certificates/*.crt; do
+    [[ -e $ca ]] || continue
+    if ! cmp -s "$ca" "$ROOT$ca"; then
+        install -D -m 0644 "$ca" "$ROOT$ca"
+        refresh_cas=1
+    fi
+done
+if [[ -n ${refresh_cas:-} ]]; then
+    say "trusting the host's local CAs in the root"
+    chroot "$ROOT" /usr/sbin/update-ca-certificates >/dev/null
+fi
 
 say "copying the checkout (as install.sh does: without .git, .venv, build/) to $ROOT/src"
 rm -rf "$ROOT/src"
@@ -91,14 +104,14 @@ chroot "$ROOT" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LAN
     python3 -c "import tomllib; print(*tomllib.load(open(\"/src/pyproject.toml\", \"rb\"))[\"project\"][\"dependencies\"], sep=\"\n\")" > /tmp/runtime.txt
     /opt/tc-wheels/bin/pip install -q --only-binary=:all: -r /tmp/runtime.txt pytest hypothesis
     /opt/tc-wheels/bin/pip install -q --no-deps /src
-    /opt/tc-wheels/bin/pip list --format=freeze | grep -iE "^(numpy|opencv|onnxruntime|pokerkit|flask|waitress|gpiozero|table.companion)=" | tr "\n" " "; echo
+    /opt/tc-wheels/bin/pip list --format=freeze | grep -iE "^(numpy|opencv-python-headless|onnxruntime|pokerkit|flask|waitress|gpiozero|table.companion)==" | tr "\n" " "; echo
     /opt/tc-wheels/bin/python -c "import cv2, numpy, onnxruntime, pokerkit, flask, waitress, gpiozero, companion.store; print(\"imports ok\")"
     /opt/tc-wheels/bin/companion --help >/dev/null && echo "companion --help ok"
     cd /src && /opt/tc-wheels/bin/python -m pytest -q -p no:cacheprovider "$@"
 ' check-arm64 "${tests[@]}"
 wheels_s=$(( $(date +%s) - t0 ))
 
-say "2/2 deploy/install.sh for real (systemd present but not running, as in any chroot), twice"
+say "2/2 deploy/install.sh for real, twice (systemd installed but not running, as in any chroot)"
 t0=$(date +%s)
 # shellcheck disable=SC2016  # the script is expanded by the bash inside the root
 chroot "$ROOT" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 /bin/bash -euo pipefail -c '

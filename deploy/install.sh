@@ -17,7 +17,7 @@
 # python3-simplejpeg, python3-libcamera) was compiled against. pip must never
 # put a different numpy in front of them, so the install is constrained to the
 # system numpy's exact version; pip then picks the newest opencv-python-headless
-# and onnxruntime wheels that accept it (for numpy 1.x, opencv 4.11 and older).
+# and onnxruntime wheels that accept it (for numpy 1.x: opencv 4.11, capped up front).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -179,10 +179,16 @@ elif ((DRY_RUN)); then
 else
     die "the system python3 cannot import numpy after installing python3-numpy"
 fi
+opencv_cap=""
+if [[ $numpy_version == 1.* ]]; then
+    # opencv-python-headless 4.12.0.88 and later require numpy >= 2; saying so up front
+    # spares pip downloading (and rejecting) each newer wheel, about 140 MB.
+    opencv_cap=$'\n# OpenCV wheels from 4.12.0.88 on require numpy >= 2.\nopencv-python-headless<4.12'
+fi
 write_file "$CONSTRAINTS" 0644 <<EOF
-# Written by deploy/install.sh: picamera2, simplejpeg and libcamera from apt are
-# compiled against this numpy; a different one in the venv would break them.
-numpy==$numpy_version
+# Written by deploy/install.sh: picamera2 and its compiled helpers (simplejpeg)
+# from apt are built against this numpy; another one in the venv would break them.
+numpy==$numpy_version$opencv_cap
 EOF
 run "$VENV/bin/python" -m pip install --quiet --upgrade pip
 # pip builds from a copy, so root-owned build/ and *.egg-info never land in your checkout.
@@ -235,12 +241,18 @@ fi
 
 step "Service"
 run install -m 0644 "$SRC/deploy/table-companion.service" "$UNIT"
-run systemctl daemon-reload
-run systemctl enable table-companion.service
-if ((START)); then
-    run systemctl restart table-companion.service
+if [[ -d $ROOT/run/systemd/system ]]; then
+    run systemctl daemon-reload
+    run systemctl enable table-companion.service
+    if ((START)); then
+        run systemctl restart table-companion.service
+    else
+        note "--no-start: start it with: sudo systemctl start table-companion"
+    fi
 else
-    note "--no-start: start it with: sudo systemctl start table-companion"
+    # A chroot or an image being built: enabling only links files, which works without a running systemd.
+    note "systemd is not running here: the service is enabled and starts at the next boot"
+    run systemctl enable table-companion.service
 fi
 
 reader=$SYSTEM_PYTHON

@@ -96,9 +96,11 @@ def test_example_game_section_loads() -> None:
     assert 2 <= len(game["players"]) <= 9 and len(set(game["players"])) == len(game["players"]) and game["chips"] >= 1
 
 
-def _fake_root(tmp_path: Path, *, boot: str | None, users: str = "root:x:0:0::/root:/bin/sh\n") -> Path:
+def _fake_root(tmp_path: Path, *, boot: str | None, users: str = "root:x:0:0::/root:/bin/sh\n", systemd: bool = True) -> Path:
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)
+    if systemd:
+        (root / "run" / "systemd" / "system").mkdir(parents=True)
     (root / "etc" / "os-release").write_text('ID=debian\nVERSION_CODENAME=bookworm\nPRETTY_NAME="Raspberry Pi OS"\n')
     (root / "etc" / "passwd").write_text(users)
     (root / "etc" / "group").write_text("root:x:0:\nvideo:x:44:\ngpio:x:993:\nrender:x:105:\n")
@@ -177,6 +179,15 @@ def test_dry_run_camera_choices(tmp_path: Path, boot: str, expected: str) -> Non
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout
     assert (root / "boot" / "firmware" / "config.txt").read_text() == boot
+
+
+def test_dry_run_without_a_running_systemd_only_enables(tmp_path: Path) -> None:
+    root = _fake_root(tmp_path, boot=None, systemd=False)
+    result = _dry_run(root)
+    assert result.returncode == 0, result.stderr
+    assert "systemd is not running here" in result.stdout
+    assert "systemctl enable table-companion.service" in result.stdout
+    assert "daemon-reload" not in result.stdout and "systemctl restart" not in result.stdout.replace("sudo systemctl restart", "")
 
 
 def test_root_without_dry_run_is_refused(tmp_path: Path) -> None:
