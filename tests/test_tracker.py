@@ -7,7 +7,7 @@ import pytest
 
 from vision.detection import Detection
 from vision.sources import HandPass, Place, Remove, SyntheticTable
-from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker, to_record_events, watch
+from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker, TrackerError, to_record_events, watch
 from vision.zones import CENTRE, ZoneMap
 
 W, H = 60, 84  # card size in px for hand-made detections
@@ -234,7 +234,7 @@ def test_votes_decide_a_card_read_two_ways():
 
 
 def test_restart_with_known_cards_reports_only_new_ones():
-    t = Tracker(ZONES, known_cards=["QS", "KH"])
+    t = Tracker(ZONES, known_cards=["QS", "kh"])
     events = run(t, [[card("QS", 100, 100), card("KH", 600, 100), card("2D", 200, 200)]] * 5)
     assert seen(events) == [("2D", "Ann")]
     assert t.present == {"QS": "Ann", "KH": "Bob", "2D": "Ann"}
@@ -264,6 +264,26 @@ def test_zone_map_given_per_frame_is_used():
     run(t, [[card("4S", 100, 100)]] * 2)
     [e] = t.update([card("4S", 100, 100)], zone_map=ZONES, frame_index=3)
     assert (e.seat, e.frame_index) == ("Ann", 3)
+
+
+def test_bad_input_is_refused_and_changes_nothing():
+    t = Tracker(ZONES)
+    run(t, [[card("QS", 100, 100)]] * 2)
+    bad = Detection("KH", 0.9, np.zeros((3, 2), np.float32))
+    with pytest.raises(TrackerError, match="outline"):
+        t.update([card("QS", 100, 100), bad])
+    with pytest.raises(TrackerError, match="confidence"):
+        t.update([card("QS", 100, 100, conf=1.5)])
+    with pytest.raises(TrackerError, match="Detection"):
+        t.update([("QS", 0.9)])  # type: ignore[list-item]
+    with pytest.raises(TrackerError, match="frame index"):
+        t.update([card("QS", 100, 100)], frame_index=1)
+    assert t.frame_index == 1
+    # Nothing moved: the third good sighting still completes the card at frame 2.
+    [e] = t.update([card("QS", 100, 100)])
+    assert (e.code, e.frame_index) == ("QS", 2)
+    with pytest.raises(ValueError):
+        Tracker(known_cards=["1X"])
 
 
 @pytest.mark.parametrize("kwargs", [dict(confirm_frames=0), dict(confirm_frames=4, window=3), dict(remove_frames=0),

@@ -42,6 +42,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import cv2
 import numpy as np
 
+from companion.cards import Card
 from vision.detection import Detection
 from vision.sources import Frame
 from vision.zones import CENTRE, AnchoredZones, ZoneMap
@@ -141,6 +142,21 @@ class _Track:
         return self.scores()[0][0]
 
 
+class TrackerError(ValueError):
+    """Raised for input the tracker cannot take: a detection without a 4-point outline, a frame index going back."""
+
+
+def _check(detections: Sequence[Detection]) -> None:
+    for d in detections:
+        if not isinstance(d, Detection):
+            raise TrackerError(f"expected Detection, got {type(d).__name__}")
+        outline = np.asarray(d.outline, dtype=np.float64)
+        if outline.size != 8 or not np.isfinite(outline).all():
+            raise TrackerError(f"detection {d.code!r}: the outline must be 4 finite [x, y] points, got shape {outline.shape}")
+        if not 0 <= d.confidence <= 1:
+            raise TrackerError(f"detection {d.code!r}: confidence must be between 0 and 1, got {d.confidence!r}")
+
+
 class Tracker:
     """Follows the cards on the table from frame to frame and reports changes.
 
@@ -150,9 +166,9 @@ class Tracker:
     its size); it is removed after ``remove_frames`` frames without a
     sighting. A lying card changes seat only once its centre is
     ``border_fraction`` of its size inside the new zone, so a card on a
-    border does not flap between two players. Reads below ``min_confidence`` are ignored as noise; a card
-    whose averaged read stays below ``certain_confidence`` is reported
-    ``uncertain``. Detections match a known card when their outlines overlap
+    border does not flap between two players. Reads below
+    ``min_confidence`` are ignored as noise; a card whose averaged read stays
+    below ``certain_confidence`` is reported ``uncertain``. Detections match a known card when their outlines overlap
     by ``match_iou``; a new card covering ``pile_overlap`` of an older one is
     ``on_top_of`` it.
 
@@ -196,7 +212,7 @@ class Tracker:
         self.still_fraction = still_fraction
         self.border_fraction = border_fraction
         self.vote_memory = max(vote_memory, confirm_frames)
-        self.known_cards = {str(c) for c in known_cards}
+        self.known_cards = {str(Card.parse(c)) for c in known_cards}
         self.frame_index = -1
         self._tracks: dict[int, _Track] = {}
         self._ids = itertools.count()
@@ -217,6 +233,7 @@ class Tracker:
 
     def prime(self, detections: Sequence[Detection], *, zone_map: ZoneMap | None = None) -> None:
         """Record the cards in one frame as already present, without reporting them (after a restart)."""
+        _check(detections)
         zones = zone_map if zone_map is not None else self.zone_map
         self.frame_index += 1
         for d in detections:
@@ -228,7 +245,13 @@ class Tracker:
 
     def update(self, detections: Sequence[Detection], *, zone_map: ZoneMap | None = None,
                frame_index: int | None = None) -> list[Event]:
-        """Take one frame's detections; return the events it completes, in order."""
+        """Take one frame's detections; return the events it completes, in order.
+
+        Malformed input raises :class:`TrackerError` and changes nothing.
+        """
+        _check(detections)
+        if frame_index is not None and int(frame_index) <= self.frame_index:
+            raise TrackerError(f"frame index {frame_index} is not after the last one ({self.frame_index})")
         if zone_map is not None:
             self.zone_map = zone_map
         self.frame_index = self.frame_index + 1 if frame_index is None else int(frame_index)
