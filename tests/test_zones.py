@@ -200,6 +200,19 @@ def test_one_marker_in_view_is_enough_to_follow_a_turn_and_shift():
         np.testing.assert_allclose(moved[seat].array, expected, atol=2.0)  # a homography from 4 corners: 22 px off
 
 
+def test_markers_can_be_looked_for_every_few_frames():
+    zones = ZoneMap.around_table(["Ann", "Bob"], SIZE)
+    table = marker_table()
+    anchored = AnchoredZones(zones, MarkerAnchors.calibrate(table), every=3)
+    bumped = cv2.warpAffine(table, np.float32([[1, 0, 30], [0, 1, 0]]), SIZE, borderValue=(140, 140, 140))
+    first = anchored.update(bumped)  # call 1 looks
+    assert first["Ann"].array[0, 0] == pytest.approx(zones["Ann"].array[0, 0] + 30, abs=1)
+    assert anchored.update(table) is first and anchored.update(table) is first  # calls 2, 3 do not look
+    assert anchored.update(table)["Ann"].array[0, 0] == pytest.approx(zones["Ann"].array[0, 0], abs=1)  # call 4 looks
+    with pytest.raises(ValueError):
+        AnchoredZones(zones, anchored.anchors, every=0)
+
+
 def test_marker_errors():
     with pytest.raises(MarkerError, match="no ArUco markers"):
         MarkerAnchors.calibrate(np.full((100, 100, 3), 128, np.uint8))

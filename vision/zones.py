@@ -357,16 +357,25 @@ class AnchoredZones:
     """Zones that follow the markers: call :meth:`update` with each frame (or every few).
 
     When no known marker is visible (a hand over it) the last placement is
-    kept, since a camera does not move back by itself.
+    kept, since a camera does not move back by itself. Looking for markers
+    costs tens of milliseconds a frame; with ``every=n`` only every n-th
+    call looks (a knocked camera is rare, and followed within n frames).
     """
 
-    def __init__(self, zones: ZoneMap, anchors: MarkerAnchors) -> None:
+    def __init__(self, zones: ZoneMap, anchors: MarkerAnchors, *, every: int = 1) -> None:
+        if every < 1:
+            raise ValueError(f"every must be at least 1, got {every!r}")
         self.reference = zones
         self.anchors = anchors
+        self.every = every
         self.current = zones
         self.homography: np.ndarray | None = None
+        self._calls = 0
 
     def update(self, frame: np.ndarray) -> ZoneMap:
+        self._calls += 1
+        if (self._calls - 1) % self.every:
+            return self.current
         h = self.anchors.homography(frame)
         if h is not None:
             try:
