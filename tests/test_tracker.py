@@ -366,6 +366,14 @@ def test_run_phase_maps_sightings_to_plays_in_order():
     ]
 
 
+def test_a_joker_laid_in_the_run_is_laid_aside_not_played():
+    assert to_record_events([ev("JK", "Bob", 1), ev("7C", "Bob", 2)], phase="run") == [
+        {"type": "discard", "player": "Bob", "cards": ["JK"]},
+        {"type": "play", "player": "Bob", "card": "7C"},
+    ]
+    assert to_record_events([ev("JK", "Bob", 1)], phase="calls") == [{"type": "show", "player": "Bob", "cards": ["JK"]}]
+
+
 @pytest.mark.parametrize("phase, kind", [("calls", "show"), ("poker", "show"), ("showdown", "show"), ("claims", "claim")])
 def test_layout_phases_group_each_seats_cards(phase, kind):
     events = [ev("9S", "Ann", 1), ev("9H", "Bob", 2), ev("4C", "Ann", 4), ev("2C", "Bob", 5), ev("QH", "Ann", 6, uncertain=True)]

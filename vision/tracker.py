@@ -42,7 +42,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import cv2
 import numpy as np
 
-from companion.cards import Card
+from companion.cards import JOKER_CODE, Card
 from vision.detection import Detection
 from vision.sources import Frame
 from vision.zones import CENTRE, AnchoredZones, ZoneMap
@@ -496,7 +496,8 @@ PHASES = ("run", "calls", "poker", "showdown", "claims")
 class RecordMapper:
     """Turns tracker events into game-record events (RECORD.md), as they happen.
 
-    In the run every card seen in a player's zone is a ``play`` at once. In
+    In the run every card seen in a player's zone is a ``play`` at once
+    (the Joker, which is never played, a Bonanza ``discard``). In
     the calls, the poker phase and the showdown a player lays out several
     cards: they become one ``show`` when no new card has come into that
     zone for ``settle_frames`` frames (``claim`` in Tripoley's claims). A
@@ -536,7 +537,10 @@ class RecordMapper:
             if e.uncertain or e.seat is None or e.seat == CENTRE:
                 continue
             if self.phase == "run":
-                out.append({"type": "play", "player": e.seat, "card": e.code})
+                if e.code == JOKER_CODE:  # Bonanza: a Joker never shown is laid aside, not played
+                    out.append({"type": "discard", "player": e.seat, "cards": [e.code]})
+                else:
+                    out.append({"type": "play", "player": e.seat, "card": e.code})
                 continue
             out.extend(self._settled(e.frame_index))
             cards, _ = self._pending.get(e.seat, ([], 0))
