@@ -410,6 +410,11 @@ def test_record_mapper_waits_for_a_layout_to_settle():
     assert m.update([ev("3D", "Bob", 202)], 202) == [{"type": "play", "player": "Bob", "card": "3D"}]
 
 
+@pytest.mark.parametrize("phase", ["setup", "widow", "between", "over"])
+def test_cards_seen_outside_play_map_to_nothing(phase):
+    assert to_record_events([ev("5H", "Ann", 1), ev("6H", "Bob", 2)], phase=phase) == []
+
+
 def test_unknown_phase_is_refused():
     with pytest.raises(ValueError, match="phase"):
         to_record_events([], phase="bidding")

@@ -491,6 +491,8 @@ def watch(
 
 
 PHASES = ("run", "calls", "poker", "showdown", "claims")
+QUIET_PHASES = ("setup", "widow", "between", "over")
+"""Game phases (``companion.game``) in which a card on the table means nothing to the record."""
 
 
 class RecordMapper:
@@ -517,11 +519,11 @@ class RecordMapper:
 
     @staticmethod
     def _check(phase: str) -> None:
-        if phase not in PHASES:
-            raise ValueError(f"unknown phase {phase!r}; expected one of {', '.join(PHASES)}")
+        if phase not in PHASES + QUIET_PHASES:
+            raise ValueError(f"unknown phase {phase!r}; expected one of {', '.join(PHASES + QUIET_PHASES)}")
 
     def set_phase(self, phase: str) -> list[dict]:
-        """Switch phase; shows still pending are sent first."""
+        """Switch phase (or call: the same phase again), sending the shows still pending first."""
         self._check(phase)
         out = self.flush()
         self.phase = phase
@@ -534,7 +536,7 @@ class RecordMapper:
                 if e.seat in self._pending and e.code in self._pending[e.seat][0]:
                     self._pending[e.seat][0].remove(e.code)
                 continue
-            if e.uncertain or e.seat is None or e.seat == CENTRE:
+            if e.uncertain or e.seat is None or e.seat == CENTRE or self.phase in QUIET_PHASES:
                 continue
             if self.phase == "run":
                 if e.code == JOKER_CODE:  # Bonanza: a Joker never shown is laid aside, not played
