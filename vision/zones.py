@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable, Mapping, Sequence
 
 import cv2
@@ -95,12 +96,14 @@ class Zone:
             raise ZoneError(f"a zone needs a seat name, got {self.seat!r}")
         object.__setattr__(self, "polygon", _read_polygon(self.seat, self.polygon))
 
-    @property
+    @cached_property
     def array(self) -> np.ndarray:
-        """The polygon as an ``(n, 2)`` float32 array, as OpenCV wants it."""
-        return np.asarray(self.polygon, dtype=np.float32)
+        """The polygon as a read-only ``(n, 2)`` float32 array, as OpenCV wants it."""
+        array = np.asarray(self.polygon, dtype=np.float32)
+        array.setflags(write=False)
+        return array
 
-    @property
+    @cached_property
     def area(self) -> float:
         return float(abs(cv2.contourArea(self.array)))
 
