@@ -303,6 +303,13 @@ def test_synthetic_table_follows_its_script():
     assert table.stats.frames == 8
 
 
+def test_synthetic_table_in_real_time_is_paced_without_changing_its_clock():
+    clock = FakeClock()
+    table = SyntheticTable([], frames=4, size=(64, 48), fps=5, realtime=True, clock=clock, sleep=clock.sleep)
+    assert [f.timestamp for f in table] == [0.0, 0.2, 0.4, 0.6]
+    assert clock.sleeps == [0.2, 0.2, 0.2]
+
+
 def test_synthetic_frames_show_the_cards():
     from vision.render import PlacedCard
 
