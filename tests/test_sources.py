@@ -82,11 +82,12 @@ TABLE_PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / 
 
 @pytest.mark.skipif(not TABLE_PHOTOS.is_dir(), reason="../shared/data/table-photos is not here")
 def test_real_table_photos_replay_as_bgr_frames():
-    with ImageFolder(TABLE_PHOTOS) as source:
+    with ImageFolder(TABLE_PHOTOS, size=(1280, 720)) as source:
         frames = list(source)
     jpegs = [p for p in TABLE_PHOTOS.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")]
     assert len(frames) == len(jpegs) > 0 and source.stats.skipped == 0  # labels.csv is not an image
     assert all(f.image.ndim == 3 and f.image.shape[2] == 3 and f.image.dtype == np.uint8 for f in frames)
+    assert all(max(f.image.shape[0] / 720, f.image.shape[1] / 1280) == pytest.approx(1, abs=0.002) for f in frames)
 
 
 def test_missing_or_empty_folder_is_an_error_at_open(tmp_path):
@@ -116,6 +117,8 @@ def test_video_file_gives_its_frames_then_ends(tmp_path):
     assert len(frames) == 6 and frames[0].image.shape == (48, 64, 3)
     with OpenCVCamera(path, loop=True) as source:
         assert len([next(source) for _ in range(9)]) == 9
+    with OpenCVCamera(path, size=(32, 32)) as source:
+        assert next(source).image.shape == (24, 32, 3)  # scaled down, aspect kept
 
 
 def test_missing_video_is_an_error_at_open(tmp_path):
@@ -329,6 +332,7 @@ def test_open_source_picks_the_right_source(tmp_path):
     video = tmp_path / "v.avi"
     video.write_bytes(b"")
     assert isinstance(open_source(str(tmp_path)), ImageFolder)
+    assert next(open_source(str(tmp_path), size=(16, 16), fps=10)).image.shape == (12, 16, 3)  # the config's options
     assert isinstance(open_source(str(video)), OpenCVCamera)
     webcam = open_source(" 1 ")
     assert isinstance(webcam, OpenCVCamera) and webcam.device == 1 and webcam.live

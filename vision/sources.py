@@ -235,6 +235,24 @@ class FrameSource:
         return f"{type(self).__name__}()"
 
 
+def fit_within(image: np.ndarray, size: tuple[int, int] | None) -> np.ndarray:
+    """``image`` scaled down (never up), aspect kept, to fit ``size`` = (width, height).
+
+    Replayed photos and videos come in any size; the zones and the
+    recogniser's speed expect the configured camera size at most.
+
+    >>> fit_within(np.zeros((2000, 3000, 3), np.uint8), (1280, 720)).shape
+    (720, 1080, 3)
+    """
+    if size is None:
+        return image
+    h, w = image.shape[:2]
+    scale = min(size[0] / w, size[1] / h)
+    if scale >= 1:
+        return image
+    return cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+
+
 def _as_bgr(image: np.ndarray) -> np.ndarray:
     """Any 8-bit picture as 3-channel BGR (grey and BGRA files happen in folders)."""
     if image.ndim == 2:
@@ -359,7 +377,8 @@ class OpenCVCamera(FrameSource):
     """A webcam (an index such as ``0``, a device such as ``/dev/video0``, a stream
     address) or a video file, through ``cv2.VideoCapture``.
 
-    A webcam is live: failed reads are skipped, and after
+    A video's frames are scaled down to fit ``size`` if given (a webcam is
+    asked for that size). A webcam is live: failed reads are skipped, and after
     ``max_failed_reads`` in a row it is reopened with back-off. A video ends
     at its last frame (or starts again with ``loop=True``). ``capture`` makes
     the capture object (``cv2.VideoCapture`` by default; tests pass a fake).
@@ -407,14 +426,14 @@ class OpenCVCamera(FrameSource):
     def _grab(self) -> np.ndarray | None:
         ok, image = self._cap.read()
         if ok and image is not None and image.size:
-            return _as_bgr(image)
+            return _as_bgr(image) if self.live else fit_within(_as_bgr(image), self.size)
         if self.live:
             raise _Unreadable("the camera returned no image")
         if self.loop and self.stats.frames:
             self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
             ok, image = self._cap.read()
             if ok and image is not None:
-                return _as_bgr(image)
+                return fit_within(_as_bgr(image), self.size)
         return None
 
     def _release(self) -> None:
@@ -430,7 +449,8 @@ class OpenCVCamera(FrameSource):
 
 
 class ImageFolder(FrameSource):
-    """Replays the images of a folder in name order, optionally looping, optionally at ``fps``.
+    """Replays the images of a folder in name order, optionally looping, optionally at ``fps``,
+    scaled down to fit ``size`` if given.
 
     An image that does not decode is skipped and counted; a folder without a
     single readable image is an error rather than an endless loop.
@@ -442,10 +462,12 @@ class ImageFolder(FrameSource):
         *,
         loop: bool = False,
         fps: float | None = None,
+        size: tuple[int, int] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         super().__init__(fps=fps, clock=clock, sleep=sleep)
+        self.size = size
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise FileNotFoundError(f"no such image folder: {self.folder}")
@@ -472,7 +494,7 @@ class ImageFolder(FrameSource):
         if image is None:
             raise _Unreadable(f"cannot decode {path.name}")
         self._good_this_pass = True
-        return image
+        return fit_within(image, self.size)
 
     def _release(self) -> None:
         pass
