@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.detection import Detection
-from vision.sources import HandPass, Place, Remove, SyntheticTable
+from vision.sources import HandPass, Move, Place, Remove, SyntheticTable
 from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker, TrackerError, to_record_events, watch
 from vision.zones import CENTRE, ZoneMap
 
@@ -326,6 +326,19 @@ def test_synthetic_hand_pass_pile_and_removal_end_to_end():
         ("CardRemoved", "KC", "Bob", None),
     ]
     assert table.stats.frames == 50
+
+
+def test_synthetic_card_slid_in_from_the_edge_is_seen_once_where_it_stops():
+    from vision.render import PlacedCard
+
+    size = (640, 360)
+    zones = ZoneMap.around_table(["Ann", "Bob"], size)
+    slide = [Move(i, "7S", (660 - 25 * i, 300)) for i in range(1, 13)]  # from past the right edge into Ann's zone
+    table = SyntheticTable([PlacedCard("7S", (660, 300), 0, 50)], slide, frames=25, size=size)
+    events = [e for _, evs in watch(table, oracle(table, min_visible=0.3), Tracker(zones)) for e in evs]
+    assert [(e.code, e.seat, e.on_top_of) for e in events] == [("7S", "Ann", None)]
+    assert events[0].frame_index >= 12
+    assert np.mean(events[0].outline, axis=0)[0] == pytest.approx(360, abs=2)
 
 
 def test_the_hand_really_hides_the_card_in_the_synthetic_scene():
