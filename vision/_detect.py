@@ -106,13 +106,17 @@ def card_mask(value: np.ndarray) -> np.ndarray:
 
 
 def whiteness(work_bgr: np.ndarray) -> np.ndarray:
-    """``min(blue, max(green, red))``, lightly smoothed: how white (not just how bright) a pixel is.
+    """How white, not merely how bright, each pixel is: ``min(B + (B - R) / 2, max(G, R) + 20)``.
 
-    High for white and grey-white, low for the yellow-brown of wood, the green
-    of felt and for saturated blue cloth.
+    A light wooden table can be as bright as a card, but it is yellow: its
+    blue falls short of its red, which this value doubles; a card stays white
+    (under a warm lamp the table's tint grows faster than the card's).  The
+    second term keeps blue chips and cloth from passing for white.  Lightly
+    smoothed; uint8.
     """
-    b, g, r = cv2.split(work_bgr)
-    return cv2.GaussianBlur(cv2.min(b, cv2.max(g, r)), (3, 3), 0)
+    b, g, r = (c.astype(np.int16) for c in cv2.split(work_bgr))
+    value = np.minimum(b + ((b - r) >> 1), np.maximum(g, r) + 20)
+    return cv2.GaussianBlur(np.clip(value, 0, 255).astype(np.uint8), (3, 3), 0)
 
 
 def lone_cards(mask: np.ndarray, width: float) -> np.ndarray:
