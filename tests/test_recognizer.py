@@ -198,8 +198,8 @@ def test_corners_measure_a_whole_card() -> None:
     frame, _ = render_scene([card], size=(800, 600), background="dark_wood")
     corners = _detect.find_corners(_detect.card_mask(_detect.whiteness(frame)), min_edge=8, epsilon=1.8)
     _detect.measure_edges(corners, min_length=24)
-    width = _detect.scene_card_width(corners)
-    assert width is not None and math.isclose(width, 120, rel_tol=0.05)
+    widths = _detect.scene_card_widths(corners)
+    assert len(widths) == 1 and math.isclose(widths[0], 120, rel_tol=0.05)
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")

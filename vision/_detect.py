@@ -301,36 +301,42 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
 
 
 def contrasted(corners: list[Corner], value: np.ndarray, *, min_contrast: float, edges: int) -> list[Corner]:
-    """The corners that have a card's contrast: whiter inside than outside along ``edges`` of their edges.
+    """The corners whose edges are real edges, along ``edges`` of their two edges.
 
-    A real card's edge is a step from white face to darker table; the ragged
-    blobs that local thresholding leaves beside chips and card backs are
-    table on both sides.  Each edge is sampled at five points along its seen
-    length, a few pixels either side; its contrast is the median difference.
-    A bend corner (a fan's) needs only one contrasted edge, whatever ``edges`` says:
-    its other side runs over the card below.
+    A card's edge is either a step from white face to darker table (the
+    median difference, a few pixels inside against a few outside, reaches
+    ``min_contrast``) or, on a table as white as the card, the thin dark
+    line of the card's rim or shadow (a sharp local gradient beside four in
+    five of the samples).  The ragged blobs that local thresholding leaves
+    beside chips and card backs are smooth table on both sides and fail
+    both.  Each edge is sampled at five points along its seen length.  A
+    bend corner (a fan's) needs only one real edge: its other side runs over
+    the card below.
     """
     if not corners:
         return []
     h, w = value.shape
+    grad = cv2.morphologyEx(value, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     off = max(2.0, 0.003 * max(h, w))
     frac = np.linspace(0.2, 0.8, 5)
     P = np.array([c.point for c in corners])
-    out_ok = np.zeros((len(corners), 2), bool)
+
+    def sample(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
+        x = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+        y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+        return image[y, x].astype(np.int16)
+
+    real = np.zeros((len(corners), 2), bool)
     for k, (along, across, seen) in enumerate((("u", "v", "seen_u"), ("v", "u", "seen_v"))):
         A = np.array([getattr(c, along) for c in corners])
         B = np.array([getattr(c, across) for c in corners])
         L = np.array([max(getattr(c, seen), 4 * off) for c in corners])
         base = P[:, None, :] + A[:, None, :] * (L[:, None, None] * frac[None, :, None])
-        def sample(pts: np.ndarray) -> np.ndarray:
-            x = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
-            y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
-            return value[y, x].astype(np.int16)
-        inside = sample(base + B[:, None, :] * off)
-        outside = sample(base - B[:, None, :] * off)
-        out_ok[:, k] = np.median(inside - outside, axis=1) >= min_contrast
+        step = sample(value, base + B[:, None, :] * off) - sample(value, base - B[:, None, :] * off)
+        sharp = np.max([sample(grad, base + B[:, None, :] * t) for t in (-2.0, -1.0, 0.0, 1.0, 2.0)], axis=0)
+        real[:, k] = (np.median(step, axis=1) >= min_contrast) | (np.mean(sharp >= 2 * min_contrast, axis=1) >= 0.8)
     need = np.array([1 if c.bend else edges for c in corners])
-    return [c for c, ok in zip(corners, (out_ok.sum(axis=1) >= need).tolist()) if ok]
+    return [c for c, ok in zip(corners, (real.sum(axis=1) >= need).tolist()) if ok]
 
 
 def _corner(point: tuple[float, float], a: tuple[float, float], b: tuple[float, float],
@@ -376,19 +382,23 @@ def measure_edges(corners: list[Corner], *, min_length: float) -> None:
             setattr(corners[a], "edge_" + axis, d[a, nearest[a]].copy())
 
 
-def scene_card_width(corners: list[Corner]) -> float | None:
-    """The width of a card in this frame, from the edges measured between corners.
+def scene_card_widths(corners: list[Corner]) -> list[float]:
+    """The width of a card in this frame, from the edges measured between corners: one figure, or two.
 
     Every measured edge is either a card's width or its height, but which is
     unknown, and some run to a false corner.  Each edge proposes both
     readings; the proposal that explains the most edges (as a width or as a
-    height, within 10%) wins, and the edges it explains give the figure.  All
-    cards on one table are one size at one distance, so this one figure sizes
-    the partly visible cards.  ``None`` when fewer than two edges agree.
+    height, within 10%) wins, corners whose two edges are in a card's ratio
+    counting double, and the edges it explains give the figure.  When only
+    one kind of edge is visible (every card's lower half lost against a
+    bright table, say), the reading a ratio apart explains almost as much:
+    then both are returned and the classifier settles it.  All cards on one
+    table are one size at one distance, so this sizes the partly visible
+    cards.  Empty when fewer than two edges agree.
     """
     lengths = np.array([float(np.hypot(*e)) for c in corners for e in (c.edge_u, c.edge_v) if e is not None])
     if len(lengths) < 2:
-        return None
+        return []
     # A corner whose two edges are in a card's ratio is a stronger witness.
     whole = [min(lu, lv) for lu, lv in ((float(np.hypot(*c.edge_u)), float(np.hypot(*c.edge_v)))
                                         for c in corners if c.edge_u is not None and c.edge_v is not None)
@@ -399,13 +409,21 @@ def scene_card_width(corners: list[Corner]) -> float | None:
     support = (as_width | as_height).sum(axis=1).astype(np.float64)
     if whole:
         support += 2 * (np.abs(np.asarray(whole)[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]).sum(axis=1)
-    # Ties go to the smaller reading: long edges are the ones most often seen whole.
-    support -= 1e-6 * proposals
     best = int(np.argmax(support))
-    if support[best] < 2 - 1e-3:
-        return None
-    votes = np.concatenate([lengths[as_width[best]], lengths[as_height[best]] / ASPECT])
-    return float(np.median(votes))
+    if support[best] < 2:
+        return []
+
+    def figure(i: int) -> float:
+        return float(np.median(np.concatenate([lengths[as_width[i]], lengths[as_height[i]] / ASPECT])))
+
+    out = [figure(best)]
+    for ratio in (ASPECT, 1 / ASPECT):   # the other reading of the same edges
+        rival = np.abs(proposals - proposals[best] * ratio) < 0.1 * proposals[best] * ratio
+        if rival.any():
+            j = int(np.flatnonzero(rival)[np.argmax(support[rival])])
+            if support[j] >= 0.75 * support[best]:
+                out.append(figure(j))
+    return out
 
 
 def _affine(point: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray) -> np.ndarray:

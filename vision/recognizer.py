@@ -163,14 +163,14 @@ class Recognizer:
         outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
         outer = _detect.contrasted(outer, value, min_contrast=12, edges=2)
         _detect.measure_edges(outer, min_length=0.03 * long_side)
-        width = _detect.scene_card_width(outer)
+        widths = _detect.scene_card_widths(outer)
         # Cards beneath cards: cut the blobs along the straight lines inside them
         # (not a lone card's blob: nothing hides there).  Only long edges count
         # inside, card prints have short ones aplenty; and the pieces are
         # measured on their own, so that a print's frame inside a card cannot
         # pass for the far end of the card's own edge.
-        if width is not None:
-            others = cv2.bitwise_not(_detect.lone_cards(mask, width))
+        if len(widths) == 1:
+            others = cv2.bitwise_not(_detect.lone_cards(mask, widths[0]))
             mask_in, filled_in = cv2.bitwise_and(mask, others), cv2.bitwise_and(filled, others)
         else:
             mask_in, filled_in = mask, filled
@@ -178,8 +178,8 @@ class Recognizer:
         inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
         inner = _detect.contrasted(inner, value, min_contrast=12, edges=1)
         _detect.measure_edges(inner, min_length=0.03 * long_side)
-        width = width or _detect.scene_card_width(inner)
-        hyps = _detect.hypotheses(outer + inner, width, min_width=0.03 * long_side)
+        widths = widths or _detect.scene_card_widths(inner) or [None]
+        hyps = [h for width in widths for h in _detect.hypotheses(outer + inner, width, min_width=0.03 * long_side)]
         hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value))
         hyps += _detect.frame_hypotheses(ww, wh)
