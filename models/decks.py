@@ -40,10 +40,9 @@ AISLERIOT_DECKS = (
     "bellot", "dondorf", "gnomangelo", "gnomangelo_bitmap", "neoclassical", "neoclassical_4_color",
     "orell", "ornamental", "paris", "plastic", "simplistic", "tango", "tango_nuevo", "tigullio",
 )
-KDE_DECKS = (
-    "svg-standard", "svg-konqi-modern", "svg-future", "svg-penguins", "svg-jolly-royal",
-    "svg-nicu-white", "svg-tigullio-international", "svg-oxygen-white",
-)
+KDE_DECKS = ("svg-standard", "svg-konqi-modern", "svg-penguins")
+# Left out: svg-future (cairosvg draws too few of its faces), and the large KDE decks
+# (jolly-royal, nicu-*, oxygen-*, tigullio-international), which take minutes each to cut out.
 HELD_OUT = ("tango", "plastic", "svg-penguins")
 """Whole deck designs kept out of training, to measure how the model reads a deck it never saw."""
 SHEET_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")

@@ -126,13 +126,16 @@ def export(net, path: Path, sample: np.ndarray) -> None:  # noqa: ANN001
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=14)
-    parser.add_argument("--per-code", type=int, default=800, help="synthetic top-left corners per card code")
-    parser.add_argument("--negatives", type=int, default=14000, help="synthetic 'none' patches")
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--per-code", type=int, default=300, help="synthetic top-left corners per card code")
+    parser.add_argument("--negatives", type=int, default=6000, help="synthetic 'none' patches")
     parser.add_argument("--real-copies", type=int, default=2, help="jittered copies of each photo corner")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--init", type=Path, default=None,
+                        help="start from these weights (models/cache/last.pt is saved by every run)")
+    parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
     args = parser.parse_args(argv)
 
@@ -149,9 +152,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"    training decks: {', '.join(train_names)}\n    held out: {', '.join(held_names)}", flush=True)
 
     print(f"2/5 synthetic patches ({time.time() - t0:.0f}s)", flush=True)
-    train = synthetic(train_names, per_code=args.per_code, negatives=args.negatives, seed=args.seed,
-                      workers=args.workers)
-    held = synthetic(held_names, per_code=40, negatives=800, seed=10_000, workers=1) if held_names else None
+    # Drawing the patches is the slow half; keep them for a rerun with other training settings.
+    saved = CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
+    if saved.exists():
+        with np.load(saved) as z:
+            train, held = Patches(z["x"], z["y"]), Patches(z["hx"], z["hy"])
+        print(f"    reusing {saved.name}", flush=True)
+    else:
+        train = synthetic(train_names, per_code=args.per_code, negatives=args.negatives, seed=args.seed,
+                          workers=args.workers)
+        held = (synthetic(held_names, per_code=40, negatives=800, seed=10_000, workers=1)
+                if held_names else Patches.concat([]))
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(saved, x=train.x, y=train.y, hx=held.x, hy=held.y)
 
     print(f"3/5 photo corners ({time.time() - t0:.0f}s)", flush=True)
     rng = np.random.default_rng(args.seed)
@@ -161,17 +174,20 @@ def main(argv: list[str] | None = None) -> int:
     train = Patches.concat([train, photo_tl, photo_br])
     counts = np.bincount(train.y, minlength=len(CLASSES))
     print(f"    {len(train.y)} training patches ({counts[-1]} none, {counts[:-1].min()}-{counts[:-1].max()} "
-          f"per card); {0 if held is None else len(held.y)} held-out synthetic; {len(valid_tl.y)} valid photos",
+          f"per card); {len(held.y)} held-out synthetic; {len(valid_tl.y)} valid photos",
           flush=True)
 
     print(f"4/5 training ({time.time() - t0:.0f}s)", flush=True)
     net = build_net()
+    if args.init is not None:
+        net.load_state_dict(torch.load(args.init))
+        print(f"    starting from {args.init}", flush=True)
     x_all = torch.from_numpy(train.x)
     y_all = torch.from_numpy(train.y)
     batch = 256
     steps = args.epochs * (len(y_all) // batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     for epoch in range(args.epochs):
         net.train()
@@ -194,13 +210,14 @@ def main(argv: list[str] | None = None) -> int:
             seen += len(y)
             correct += int((logits.argmax(1) == y).sum())
         line = f"    epoch {epoch + 1}/{args.epochs}: loss {total_loss / seen:.3f}, train {correct / seen:.3f}"
-        if held is not None:
+        if len(held.y):
             line += f", held-out decks {(predict(net, held.x).argmax(1) == held.y).mean():.3f}"
         acc = combined_accuracy(predict(net, valid_tl.x), predict(net, valid_br.x), valid_tl.y)
         line += f", valid photos {acc['top_left']:.3f} (both corners {acc['both']:.3f}) [{time.time() - t0:.0f}s]"
         print(line, flush=True)
 
     print(f"5/5 exporting {args.output} ({time.time() - t0:.0f}s)", flush=True)
+    torch.save(net.state_dict(), CACHE / "last.pt")
     export(net, args.output, valid_tl.x)
     from vision.classifier import CardClassifier
 

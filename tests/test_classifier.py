@@ -1,0 +1,118 @@
+"""The shipped card model, read through extract_patch on frames drawn by vision.render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cards import ALL_CODES
+from vision.classifier import (CARD_SIZE, CLASSES, PATCH_SHAPE, CardClassifier, ModelError, PatchError,
+                               extract_patch, rotate_180)
+from vision.render import PlacedCard, render_scene, table_background
+
+CARD_CORNERS = np.array([[0, 0], [CARD_SIZE[0], 0], [CARD_SIZE[0], CARD_SIZE[1]], [0, CARD_SIZE[1]]],
+                        np.float32)
+NONE = CLASSES.index("none")
+
+
+@pytest.fixture(scope="module")
+def model() -> CardClassifier:
+    return CardClassifier()
+
+
+def homography(outline: np.ndarray) -> np.ndarray:
+    return cv2.getPerspectiveTransform(CARD_CORNERS, outline.astype(np.float32))
+
+
+def _grid_scene(codes: list[str], *, seed: int, width: float, style: str) -> tuple[np.ndarray, list]:
+    """All ``codes`` laid out in rows at random small turns, as the camera might see them."""
+    rng = np.random.default_rng(seed)
+    cols = 9
+    rows = -(-len(codes) // cols)
+    size = (int(width * (1.3 * cols + 0.6)), int(width * (1.75 * rows + 0.6)))
+    cards = [PlacedCard(code, (width * 0.8 + (i % cols) * width * 1.3, width * 1.0 + (i // cols) * width * 1.75),
+                        float(rng.uniform(-25, 25)), width) for i, code in enumerate(codes)]
+    return render_scene(cards, size=size, background=style, seed=seed, noise=2.0, blur=0.5)
+
+
+@pytest.mark.parametrize("width,style", [(110, "wood"), (160, "felt")])
+def test_reads_every_card_from_a_rendered_table(model, width, style):
+    frame, outlines = _grid_scene(list(ALL_CODES), seed=width, width=width, style=style)
+    tl = np.stack([extract_patch(frame, homography(o)) for o in outlines])
+    br = np.stack([extract_patch(frame, rotate_180(homography(o))) for o in outlines])
+    p_tl, p_br = model.classify(tl), model.classify(br)
+    assert p_tl.shape == (53, len(CLASSES)) and p_tl.dtype == np.float32
+    np.testing.assert_allclose(p_tl.sum(axis=1), 1.0, atol=1e-4)
+    expected = np.arange(53)
+    both = np.log(p_tl[:, :53] + 1e-6) + np.log(p_br[:, :53] + 1e-6)
+    assert (both.argmax(1) == expected).mean() == 1.0
+    # Each corner alone, upright and turned half round, is nearly always right too.
+    assert (p_tl.argmax(1) == expected).mean() >= 0.94
+    assert (p_br.argmax(1) == expected).mean() >= 0.94
+
+
+def test_card_turned_upside_down_reads_through_the_turned_homography(model):
+    frame, (outline,) = render_scene([PlacedCard("9H", (300, 260), 180, 140)], size=(640, 520), seed=3)
+    h = homography(outline)
+    probs = model.classify(np.stack([extract_patch(frame, h), extract_patch(frame, rotate_180(h))]))
+    assert [CLASSES[i] for i in probs.argmax(1)] == ["9H", "9H"]
+
+
+def test_bare_table_and_card_back_are_none(model):
+    patches = []
+    for style in ("wood", "felt", "dark_wood"):
+        frame = table_background((640, 480), style=style, seed=7)
+        patches.append(extract_patch(frame, np.array([[0.5, 0, 200], [0, 0.5, 150], [0, 0, 1.0]])))
+    frame, (outline,) = render_scene([PlacedCard("AS", (320, 240), 10, 130, face_up=False)], size=(640, 480))
+    patches.append(extract_patch(frame, homography(outline)))
+    probs = model.classify(np.stack(patches))
+    assert (probs.argmax(1) == NONE).all(), probs.max(1)
+
+
+def test_empty_batch(model):
+    out = model.classify(np.zeros((0,) + PATCH_SHAPE + (3,), np.uint8))
+    assert out.shape == (0, len(CLASSES))
+
+
+def test_wrong_patches_are_refused(model):
+    with pytest.raises(PatchError):
+        model.classify(np.zeros((2, 10, 10, 3), np.uint8))
+    with pytest.raises(PatchError):
+        model.classify(np.zeros((1,) + PATCH_SHAPE + (3,), np.float32))
+
+
+def test_missing_and_corrupt_model_files(tmp_path: Path):
+    with pytest.raises(ModelError, match="no card model"):
+        CardClassifier(tmp_path / "absent.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07not really a protobuf" * 10)
+    with pytest.raises(ModelError, match="cannot load"):
+        CardClassifier(bad)
+    assert issubclass(ModelError, ValueError)
+
+
+def test_extract_patch_geometry():
+    # A frame whose left half is black and right half white; a card whose corner box straddles them.
+    frame = np.zeros((400, 400, 3), np.uint8)
+    frame[:, 200:] = 255
+    # 1 px per card unit, card's left edge at x=160: the corner box (80 units) spans x 160..240.
+    h = np.array([[1.0, 0, 160], [0, 1.0, 50], [0, 0, 1]])
+    patch = extract_patch(frame, h)
+    assert patch.shape == PATCH_SHAPE + (3,) and patch.dtype == np.uint8
+    w = PATCH_SHAPE[1]
+    assert patch[:, : w // 2 - 1].max() < 30 and patch[:, w // 2 + 1:].min() > 225
+
+
+def test_extract_patch_refuses_bad_input():
+    frame = np.zeros((100, 100, 3), np.uint8)
+    with pytest.raises(PatchError):
+        extract_patch(frame, np.zeros((3, 3)))
+    with pytest.raises(PatchError):
+        extract_patch(frame, np.eye(2))
+    with pytest.raises(PatchError):
+        extract_patch(np.zeros((100, 100), np.uint8), np.eye(3))
+    with pytest.raises(PatchError):
+        extract_patch(frame.astype(np.float32), np.eye(3))
