@@ -599,16 +599,17 @@ def frame_hypotheses(width: int, height: int) -> list[Hypothesis]:
 
     A close-up photo of one card often crops it at or inside its edges, so no
     outline is visible; the frame's rectangle then stands for the card (for a
-    landscape picture, a card lying sideways).  The recogniser accepts these
-    only when both index corners agree.
+    landscape picture, a card lying sideways; a square one is taken as an
+    upright card squeezed, as dataset crops are).  The recogniser accepts
+    these only when both index corners are read.
     """
     w, h = float(width), float(height)
     tl, tr, br, bl = (np.array(p) for p in ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h)))
     out = []
-    if h >= 0.8 * w:
+    if h >= 0.9 * w:
         out.append(Hypothesis(_affine(tl, tr - tl, bl - tl), w, -1))
         out.append(Hypothesis(_affine(br, bl - br, tr - br), w, -1))
-    if w >= 0.8 * h:
+    if w >= 1.1 * h:
         out.append(Hypothesis(_affine(tr, br - tr, tl - tr), h, -1))
         out.append(Hypothesis(_affine(bl, tl - bl, br - bl), h, -1))
     return out

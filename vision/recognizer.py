@@ -29,6 +29,8 @@ from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, extract_patch,
 from vision.detection import Detection
 
 _NONE = len(CLASSES) - 1
+_SURE = 0.9
+"""A card filling the picture read from one corner only must be this sure."""
 _CODES = CLASSES[:_NONE]
 _CARD_CORNERS = np.array([[0, 0, 1], [CARD_SIZE[0], 0, 1], [CARD_SIZE[0], CARD_SIZE[1], 1], [0, CARD_SIZE[1], 1]],
                          np.float64).T
@@ -61,6 +63,7 @@ class _Candidate:
     card_to_frame: np.ndarray
     centre: np.ndarray
     width: float
+    corners: int               # index corners read (1 or 2)
 
 
 def check_frame(frame_bgr: object) -> np.ndarray:
@@ -117,16 +120,21 @@ class Recognizer:
             return []
         other = self.classifier.classify(np.stack([extract_patch(frame, rotate_180(mats[i])) for i in keep]))
         px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
-        candidates, sources = [], []
+        candidates, whole = [], []
         for k, i in enumerate(keep):
-            c = self._combine(own[i], other[k], mats[i], hyps[i].width * px, both_required=hyps[i].corner < 0)
-            if c is not None:
+            c = self._combine(own[i], other[k], mats[i], hyps[i].width * px)
+            if c is None:
+                continue
+            if hyps[i].corner >= 0:
                 candidates.append(c)
-                sources.append(hyps[i])
-        whole = [c for c, h in zip(candidates, sources) if h.corner < 0 and c.confidence >= self.min_confidence]
+            elif c.corners == 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
+                whole.append(c)
         if whole:
-            # The card fills the picture (both frame corners read alike): nothing else can be in it.
-            return [self._detection(max(whole, key=lambda c: c.confidence))]
+            # A card filling the picture: both frame corners read as one card, or one
+            # read surely and nothing else in the frame as sure.  Nothing else fits then.
+            best = max(whole, key=lambda c: (c.corners, c.confidence))
+            if best.corners == 2 or all(c.confidence < best.confidence for c in candidates):
+                return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates) if c.confidence >= self.min_confidence]
 
     def propose(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
@@ -186,8 +194,7 @@ class Recognizer:
         return hyps, to_frame
 
     @staticmethod
-    def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float,
-                 *, both_required: bool) -> _Candidate | None:
+    def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float) -> _Candidate | None:
         """One card's verdict from its two index corners.
 
         A corner the classifier calls ``none`` (covered, or off the picture)
@@ -195,7 +202,7 @@ class Recognizer:
         7 that one corner confuses with a 1 is settled by the other.
         """
         read = [p for p in (own, other) if p[_NONE] < 0.5]
-        if not read or (both_required and (len(read) < 2 or np.argmax(own) != np.argmax(other))):
+        if not read:
             return None
         q = np.ones(_NONE)
         for p in read:
@@ -207,7 +214,8 @@ class Recognizer:
         seen = 1.0 - min(float(p[_NONE]) for p in read)
         top = int(np.argmax(q))
         centre = (card_to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))
-        return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width)
+        return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width,
+                          len(read))
 
     @staticmethod
     def _suppress(candidates: list[_Candidate]) -> list[_Candidate]:
