@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 def test_a_simulated_hand_read_by_the_camera_ends_with_the_simulations_balances(tmp_path: Path) -> None:
     table = Table.open(tmp_path / "demo.sqlite")
-    demo = DemoTable(table, seed=11, speed=0, players=("Ann", "Bob", "Cy"))
+    demo = DemoTable(table, seed=11, speed=0, players=("Ann", "Bob", "Cy"), hold_frames=6)
     score = demo.play(hands=1)
     truth = demo.sim.game.balances
     assert table.view()["balances"] == truth
