@@ -339,43 +339,6 @@ def contrasted(corners: list[Corner], value: np.ndarray, *, min_contrast: float,
     return [c for c, ok in zip(corners, (real.sum(axis=1) >= need).tolist()) if ok]
 
 
-def refine(corners: list[Corner], value: np.ndarray, *, reach: float = 4.0) -> None:
-    """Move each corner's two edges onto the steepest step across them, in place.
-
-    The mask's outline runs where the threshold happens to cut the blurred
-    step from table to card, often a pixel or more inside the card; an index
-    printed close to the edge then starts outside the corner box.  Across
-    each edge, at five points along it, the whiteness profile is read from
-    ``reach`` pixels inside to ``reach`` outside; the edge is put where the
-    profile falls fastest (the median over the five), and the corner moves
-    with its two edges.
-    """
-    if not corners:
-        return
-    h, w = value.shape
-    v32 = value.astype(np.float32)
-    P = np.array([c.point for c in corners])
-    ts = np.arange(-reach, reach + 0.25, 0.5)
-    frac = np.linspace(0.25, 0.75, 5)
-    shift = np.zeros((len(corners), 2))
-    for k, (along, across, seen) in enumerate((("u", "v", "seen_u"), ("v", "u", "seen_v"))):
-        A = np.array([getattr(c, along) for c in corners])
-        B = np.array([getattr(c, across) for c in corners])   # points into the card
-        L = np.array([min(max(getattr(c, seen), 4.0), 40.0) for c in corners])
-        base = P[:, None, :] + A[:, None, :] * (L[:, None, None] * frac[None, :, None])      # (n, 5, 2)
-        pts = base[:, :, None, :] - B[:, None, None, :] * ts[None, None, :, None]         # outward by t
-        prof = cv2.remap(v32, pts[..., 0].astype(np.float32).reshape(len(corners), -1),
-                         pts[..., 1].astype(np.float32).reshape(len(corners), -1), cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE).reshape(pts.shape[:3])
-        fall = prof[:, :, :-1] - prof[:, :, 1:]            # how much whiteness is lost stepping outward
-        at = ts[:-1][fall.argmax(axis=2)] + 0.25            # (n, 5) outward offset of the steepest fall
-        shift[:, k] = np.median(at, axis=1)
-    shift = np.clip(shift, -reach, reach)
-    for c, (su, sv) in zip(corners, shift.tolist()):
-        # The u edge moves outward along -v, the v edge along -u.
-        c.point = c.point - c.v * su - c.u * sv
-
-
 def _corner(point: tuple[float, float], a: tuple[float, float], b: tuple[float, float],
             seen_a: float, seen_b: float) -> Corner:
     """A corner from its two edge directions in either order: ordered so it would be a top-left one."""

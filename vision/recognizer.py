@@ -170,7 +170,6 @@ class Recognizer:
         filled = _detect.fill_holes(mask)
         outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
         outer = _detect.contrasted(outer, value, min_contrast=12, edges=2)
-        _detect.refine(outer, value)
         _detect.measure_edges(outer, min_length=0.03 * long_side)
         widths = _detect.scene_card_widths(outer)
         # Cards beneath cards: cut the blobs along the straight lines inside them
@@ -186,7 +185,6 @@ class Recognizer:
         cut = _detect.split_overlaps(value, mask_in, filled_in, min_line=3 * min_edge)
         inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
         inner = _detect.contrasted(inner, value, min_contrast=12, edges=1)
-        _detect.refine(inner, value)
         _detect.measure_edges(inner, min_length=0.03 * long_side)
         widths = widths or _detect.scene_card_widths(inner) or [None]
         hyps = [h for width in widths for h in _detect.hypotheses(outer + inner, width, min_width=0.03 * long_side)]
