@@ -198,7 +198,7 @@ def test_corners_measure_a_whole_card() -> None:
     frame, _ = render_scene([card], size=(800, 600), background="dark_wood")
     corners = _detect.find_corners(_detect.card_mask(_detect.whiteness(frame)), min_edge=8, epsilon=1.8)
     _detect.measure_edges(corners, min_length=24)
-    widths = _detect.scene_card_widths(corners)
+    widths = _detect.scene_card_widths(corners, max_width=320)
     assert len(widths) == 1 and math.isclose(widths[0], 120, rel_tol=0.05)
 
 

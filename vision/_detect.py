@@ -382,19 +382,20 @@ def measure_edges(corners: list[Corner], *, min_length: float) -> None:
             setattr(corners[a], "edge_" + axis, d[a, nearest[a]].copy())
 
 
-def scene_card_widths(corners: list[Corner]) -> list[float]:
+def scene_card_widths(corners: list[Corner], *, max_width: float) -> list[float]:
     """The width of a card in this frame, from the edges measured between corners: one figure, or two.
 
     Every measured edge is either a card's width or its height, but which is
     unknown, and some run to a false corner.  Each edge proposes both
-    readings; the proposal that explains the most edges (as a width or as a
-    height, within 10%) wins, corners whose two edges are in a card's ratio
-    counting double, and the edges it explains give the figure.  When only
+    readings; the proposal that explains the most edge length (as widths or
+    as heights, within 10%) wins, corners whose two edges are in a card's
+    ratio counting double, and the edges it explains give the figure.  When only
     one kind of edge is visible (every card's lower half lost against a
     bright table, say), the reading a ratio apart explains almost as much:
     then both are returned and the classifier settles it.  All cards on one
     table are one size at one distance, so this sizes the partly visible
-    cards.  Empty when fewer than two edges agree.
+    cards.  No card is wider than ``max_width`` (the straight sides of a
+    table are edges too).  Empty when fewer than two edges agree.
     """
     lengths = np.array([float(np.hypot(*e)) for c in corners for e in (c.edge_u, c.edge_v) if e is not None])
     if len(lengths) < 2:
@@ -406,11 +407,17 @@ def scene_card_widths(corners: list[Corner]) -> list[float]:
     proposals = np.concatenate([lengths, lengths / ASPECT])
     as_width = np.abs(lengths[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]
     as_height = np.abs(lengths[None, :] - ASPECT * proposals[:, None]) < 0.1 * ASPECT * proposals[:, None]
-    support = (as_width | as_height).sum(axis=1).astype(np.float64)
+    # Each edge counts by its length: a card's long edges outweigh the many
+    # short ones that carpet or wood grain can put between false corners.
+    # (Up to a third of max_width: beyond that an edge may be a table's side.)
+    support = (as_width | as_height) @ np.minimum(lengths, max_width / 3)
+    support[proposals > max_width] = 0
     if whole:
-        support += 2 * (np.abs(np.asarray(whole)[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]).sum(axis=1)
+        w_ = np.asarray(whole)
+        support += 2 * ((np.abs(w_[None, :] - proposals[:, None]) < 0.1 * proposals[:, None])
+                        @ np.minimum(w_ * (1 + ASPECT), max_width / 3))
     best = int(np.argmax(support))
-    if support[best] < 2:
+    if (as_width[best] | as_height[best]).sum() < 2:
         return []
 
     def figure(i: int) -> float:
@@ -421,7 +428,7 @@ def scene_card_widths(corners: list[Corner]) -> list[float]:
         rival = np.abs(proposals - proposals[best] * ratio) < 0.1 * proposals[best] * ratio
         if rival.any():
             j = int(np.flatnonzero(rival)[np.argmax(support[rival])])
-            if support[j] >= 0.75 * support[best]:
+            if support[j] >= 0.75 * support[best] and proposals[j] <= max_width:
                 out.append(figure(j))
     return out
 
@@ -563,32 +570,33 @@ _MARGIN = np.array([[x, 9, 1.0] for x in (50, 62, 74, 86, 98)] + [[9, y, 1.0] fo
 error in the outline would otherwise put under the samples)."""
 
 
-def look_like_index(hyps: list[Hypothesis], value: np.ndarray) -> list[Hypothesis]:
+def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray) -> list[Hypothesis]:
     """The hypotheses whose corner looks like a printed index: a white margin, some ink inside it.
 
-    A cheap look before the classifier's: along the card's two edges, just
-    inside, the face is white on every deck (along one edge at least, four of
-    five margin samples lie within 25 levels of the brightest); and where the rank and suit are
-    printed, some samples (from 3 to 65 percent) are ink, 35 levels or more
-    darker than that white.  A plain corner of a card has no ink, a corner
-    of table or chip has no white margin.
+    A cheap look before the classifier's.  Along the card's edges, just
+    inside, the face is white on every deck: along one edge at least, four of
+    five margin samples are card-white in ``mask`` and within 25 levels of
+    the brightest of them (a corner of table, chip or carpet has no such
+    margin).  Where the rank and suit are printed, some samples (3 to 65
+    percent) are ink, 35 levels or more darker than that white (a plain
+    corner of a card has none).
     """
     if not hyps:
         return []
     h, w = value.shape
     mats = np.stack([hyp.card_to_work for hyp in hyps])
 
-    def sample(points: np.ndarray) -> np.ndarray:
+    def sample(image: np.ndarray, points: np.ndarray) -> np.ndarray:
         pts = mats @ points
         x = np.clip(np.round(pts[:, 0] / pts[:, 2]).astype(int), 0, w - 1)
         y = np.clip(np.round(pts[:, 1] / pts[:, 2]).astype(int), 0, h - 1)
-        return value[y, x].astype(np.int16)
+        return image[y, x].astype(np.int16)
 
-    margin, ink = sample(_MARGIN), sample(_INK)
+    margin, ink = sample(value, _MARGIN), sample(value, _INK)
     white = np.percentile(margin, 80, axis=1)[:, None]
-    near_white = margin >= white - 25
+    card_white = (margin >= white - 25) & (sample(mask, _MARGIN) > 0)
     # One edge's margin may run under the next card of a spread.
-    margin_ok = (near_white[:, :5].mean(axis=1) >= 0.8) | (near_white[:, 5:].mean(axis=1) >= 0.8)
+    margin_ok = (card_white[:, :5].mean(axis=1) >= 0.8) | (card_white[:, 5:].mean(axis=1) >= 0.8)
     inked = np.mean(ink < white - 35, axis=1)
     ok = margin_ok & (inked >= 0.03) & (inked <= 0.65)
     return [hyp for hyp, keep in zip(hyps, ok.tolist()) if keep]

@@ -170,8 +170,8 @@ class Recognizer:
         filled = _detect.fill_holes(mask)
         outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
         outer = _detect.contrasted(outer, value, min_contrast=12, edges=2)
-        _detect.measure_edges(outer, min_length=0.03 * long_side)
-        widths = _detect.scene_card_widths(outer)
+        _detect.measure_edges(outer, min_length=0.04 * long_side)
+        widths = _detect.scene_card_widths(outer, max_width=0.45 * long_side)
         # Cards beneath cards: cut the blobs along the straight lines inside them
         # (not a lone card's blob: nothing hides there).  Only long edges count
         # inside, card prints have short ones aplenty; and the pieces are
@@ -185,11 +185,11 @@ class Recognizer:
         cut = _detect.split_overlaps(value, mask_in, filled_in, min_line=3 * min_edge)
         inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
         inner = _detect.contrasted(inner, value, min_contrast=12, edges=1)
-        _detect.measure_edges(inner, min_length=0.03 * long_side)
-        widths = widths or _detect.scene_card_widths(inner) or [None]
-        hyps = [h for width in widths for h in _detect.hypotheses(outer + inner, width, min_width=0.03 * long_side)]
+        _detect.measure_edges(inner, min_length=0.04 * long_side)
+        widths = widths or _detect.scene_card_widths(inner, max_width=0.45 * long_side) or [None]
+        hyps = [h for width in widths for h in _detect.hypotheses(outer + inner, width, min_width=0.04 * long_side)]
         hyps = _detect.on_cards(hyps, filled)
-        hyps = _detect.unique(_detect.look_like_index(hyps, value))
+        hyps = _detect.unique(_detect.look_like_index(hyps, value, mask))
         hyps += _detect.frame_hypotheses(ww, wh)
         return hyps, to_frame
 
