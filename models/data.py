@@ -31,7 +31,8 @@ from vision.render import STYLES, table_background
 
 NONE = CLASSES.index("none")
 CANVAS = 256
-INDEX_CORE = (4, 4, 52, 104)  # card units: where the rank and small suit sit on most decks
+INDEX_CORE = (4, 4, 52, 104)
+RESTYLED = 0.15  # share of cards drawn on black or tinted stock  # card units: where the rank and small suit sit on most decks
 CW, CH = CARD_SIZE
 
 
@@ -116,11 +117,30 @@ def jitter(rng: np.random.Generator, card_to_frame: np.ndarray, *, amount: float
     return card_to_frame @ shifted
 
 
+def restyle(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The same card printed differently: on black stock (greys inverted, colours kept,
+    as some novelty decks are) or on tinted stock (cream, grey, pastel)."""
+    bgr = face[..., :3].astype(np.float32)
+    grey = bgr.mean(axis=2, keepdims=True)
+    saturation = (bgr.max(axis=2, keepdims=True) - bgr.min(axis=2, keepdims=True)) / 255
+    neutral = np.clip(1 - 3 * saturation, 0, 1)  # 1 on white/black/grey ink, 0 on red
+    if rng.random() < 0.5:
+        styled = bgr + neutral * (255 - 2 * grey)
+    else:
+        tint = rng.uniform(0.55, 1.0, 3).astype(np.float32)
+        styled = bgr * (1 - neutral * (1 - tint) * grey / 255)
+    out = face.copy()
+    out[..., :3] = styled.clip(0, 255).astype(np.uint8)
+    return out
+
+
 def _composite(canvas: np.ndarray, face: FacePyramid, card_to_canvas: np.ndarray,
-               rng: np.random.Generator, *, shadow: bool = True) -> np.ndarray:
+               rng: np.random.Generator, *, shadow: bool = True, restyled: bool = False) -> np.ndarray:
     """Draw a BGRA face onto the canvas in place; return its coverage mask (float32, 0..1)."""
     scale = math.sqrt(abs(np.linalg.det(card_to_canvas[:2, :2])))
     image = face.pick(CH * scale)
+    if restyled:
+        image = restyle(image, rng)
     m = card_to_canvas @ _face_to_card(image)
     size = (canvas.shape[1], canvas.shape[0])
     bgr = cv2.warpPerspective(image[..., :3], m, size, flags=cv2.INTER_LINEAR)
@@ -241,7 +261,7 @@ class Synth:
                                     at=tuple(rng.uniform(0, n, 2)), tilt=0.04)
             _composite(canvas, self._random_face(), under, rng)
         if face is not None:
-            _composite(canvas, face, h, rng)
+            _composite(canvas, face, h, rng, restyled=rng.random() < RESTYLED)
         covered = 0.0
         if occlude:
             kind = rng.random()

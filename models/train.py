@@ -215,9 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         acc = combined_accuracy(predict(net, valid_tl.x), predict(net, valid_br.x), valid_tl.y)
         line += f", valid photos {acc['top_left']:.3f} (both corners {acc['both']:.3f}) [{time.time() - t0:.0f}s]"
         print(line, flush=True)
+        torch.save(net.state_dict(), CACHE / "last.pt")  # a run cut short still leaves its weights
 
     print(f"5/5 exporting {args.output} ({time.time() - t0:.0f}s)", flush=True)
-    torch.save(net.state_dict(), CACHE / "last.pt")
     export(net, args.output, valid_tl.x)
     from vision.classifier import CardClassifier
 
