@@ -131,9 +131,10 @@ class Recognizer:
                 whole.append(c)
         if whole:
             # A card filling the picture: both frame corners read as one card, or one
-            # read surely and nothing else in the frame as sure.  Nothing else fits then.
+            # read surely; and no card seen by its own corners read more surely (a
+            # table's picture can have cards at its corners).  Nothing else fits then.
             best = max(whole, key=lambda c: (c.corners, c.confidence))
-            if best.corners == 2 or all(c.confidence < best.confidence for c in candidates):
+            if all(c.confidence <= best.confidence for c in candidates):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates) if c.confidence >= self.min_confidence]
 
