@@ -774,7 +774,7 @@ class Game:
             raise OutOfTurn(f"everybody else passed: {player} opens with his lowest card of any suit")
         self._note("pass", f"{player} cannot reopen", player=player)
         if v.reopen_turns == "stop-player":
-            self._end_hand(s, f"{player} cannot reopen: the hand ends, nobody takes {v.centre}")
+            self._end_hand(s, f"{player} cannot reopen, nobody takes {v.centre}")
             return
         if v.pass_penalty:
             self._move(v.pass_penalty, player, v.centre, "pass")
@@ -783,7 +783,7 @@ class Game:
         s.turn = s.left_of(player)
         if s.turn == s.stop_player:
             if v.reopen_turns == "rotate":
-                self._end_hand(s, f"nobody can reopen: the hand ends, nobody takes {v.centre}")
+                self._end_hand(s, f"nobody can reopen, nobody takes {v.centre}")
             else:
                 s.fallback = True
 
