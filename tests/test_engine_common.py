@@ -9,35 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from engine_helpers import feed, new_game, play, show
 
 from companion import errors
 from companion.errors import RecordError, RuleError
 from companion.game import Game, replay
 
+start = new_game
+
 FOUR = ("Ann", "Bob", "Cy", "Dee")
 NINE = ("A", "B", "C", "D", "E", "F", "G", "H", "I")
-
-
-def start(variant: str = "michigan-1939", players: tuple[str, ...] = FOUR, chips: int = 100, **options: Any) -> Game:
-    game = Game()
-    first: dict[str, Any] = {"type": "game", "variant": variant, "players": list(players), "chips": chips}
-    if options:
-        first["options"] = options
-    game.push(first)
-    return game
-
-
-def feed(game: Game, *events: dict[str, Any]) -> None:
-    for event in events:
-        game.push(event)
-
-
-def play(player: str, card: str) -> dict[str, Any]:
-    return {"type": "play", "player": player, "card": card}
-
-
-def show(player: str, *cards: str) -> dict[str, Any]:
-    return {"type": "show", "player": player, "cards": list(cards)}
 
 
 def deal(dealer: str) -> dict[str, Any]:

@@ -2,44 +2,22 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
+from engine_helpers import feed, new_game, play, plays, show
 
 from companion import errors
 from companion.errors import RecordError
 from companion.game import Game
 
+start = partial(new_game, "michigan-1939")
+
 FOUR = ("Ann", "Bob", "Cy", "Dee")
 NINE = ("A", "B", "C", "D", "E", "F", "G", "H", "I")
 KEEP = {"type": "widow", "action": "keep"}
 NEXT = {"type": "next"}
-
-
-def start(players: tuple[str, ...] = FOUR, chips: int = 100, **options: Any) -> Game:
-    game = Game()
-    first: dict[str, Any] = {"type": "game", "variant": "michigan-1939", "players": list(players), "chips": chips}
-    if options:
-        first["options"] = options
-    game.push(first)
-    return game
-
-
-def feed(game: Game, *events: dict[str, Any]) -> None:
-    for event in events:
-        game.push(event)
-
-
-def play(player: str, card: str) -> dict[str, Any]:
-    return {"type": "play", "player": player, "card": card}
-
-
-def plays(player: str, cards: str) -> list[dict[str, Any]]:
-    return [play(player, c) for c in cards.split()]
-
-
-def show(player: str, *cards: str) -> dict[str, Any]:
-    return {"type": "show", "player": player, "cards": list(cards)}
 
 
 def bet(player: str, chips: int) -> dict[str, Any]:

@@ -2,36 +2,22 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
+from engine_helpers import feed, new_game, play
 
 from companion import errors
 from companion.game import Game
+
+start = partial(new_game, "tripoley")
 
 FOUR = ("Ann", "Bob", "Cy", "Dee")
 NINE = ("A", "B", "C", "D", "E", "F", "G", "H", "I")
 KEEP = {"type": "widow", "action": "keep"}
 NEXT = {"type": "next"}
 PAY_SECTIONS = ("AH", "KH", "QH", "JH", "TH", "KH-QH", "8-9-10")
-
-
-def start(players: tuple[str, ...] = FOUR, chips: int = 100, **options: Any) -> Game:
-    game = Game()
-    first: dict[str, Any] = {"type": "game", "variant": "tripoley", "players": list(players), "chips": chips}
-    if options:
-        first["options"] = options
-    game.push(first)
-    return game
-
-
-def feed(game: Game, *events: dict[str, Any]) -> None:
-    for event in events:
-        game.push(event)
-
-
-def play(player: str, card: str) -> dict[str, Any]:
-    return {"type": "play", "player": player, "card": card}
 
 
 def claim(player: str, cards: str) -> dict[str, Any]:
