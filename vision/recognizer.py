@@ -64,6 +64,7 @@ class _Candidate:
     centre: np.ndarray
     width: float
     corners: int               # index corners read (1 or 2)
+    agreed: bool               # both read, as the same card
 
 
 def check_frame(frame_bgr: object) -> np.ndarray:
@@ -130,11 +131,12 @@ class Recognizer:
             elif c.corners == 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
                 whole.append(c)
         if whole:
-            # A card filling the picture: both frame corners read as one card, or one
-            # read surely; and no card seen by its own corners read more surely (a
-            # table's picture can have cards at its corners).  Nothing else fits then.
-            best = max(whole, key=lambda c: (c.corners, c.confidence))
-            if all(c.confidence <= best.confidence for c in candidates):
+            # A card filling the picture: both frame corners read as the same card;
+            # or read (one of them surely) and no card seen by its own corners read
+            # more surely (a table's picture can have cards at its corners).
+            # Nothing else fits then.
+            best = max(whole, key=lambda c: (c.agreed, c.corners, c.confidence))
+            if best.agreed or all(c.confidence <= best.confidence for c in candidates):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates) if c.confidence >= self.min_confidence]
 
@@ -215,8 +217,9 @@ class Recognizer:
         seen = 1.0 - min(float(p[_NONE]) for p in read)
         top = int(np.argmax(q))
         centre = (card_to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))
+        agreed = len(read) == 2 and int(np.argmax(own[:_NONE])) == int(np.argmax(other[:_NONE])) == top
         return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width,
-                          len(read))
+                          len(read), agreed)
 
     @staticmethod
     def _suppress(candidates: list[_Candidate]) -> list[_Candidate]:
