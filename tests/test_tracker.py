@@ -119,6 +119,22 @@ def test_a_card_put_on_top_of_another_is_reported_on_top_and_the_other_is_not_re
     assert removed(run(t, [[]] * 20)) == [("8H", "Ann")]
 
 
+def test_a_lying_card_half_hidden_by_a_neighbour_and_misread_unclearly_is_not_a_new_card():
+    t = Tracker(ZONES)
+    run(t, [[card("8S", 100, 150)]] * 4)
+    # A card laid over its top half hides the index; the rest reads, unclearly, as 9S.
+    events = run(t, [[card("9S", 100, 150, 0.6), card("7H", 100, 100)]] * 10)
+    assert [(e.code, e.on_top_of) for e in events] == [("7H", None)]
+    assert t.present == {"8S": "Ann", "7H": "Ann"}
+
+
+def test_two_cards_arriving_over_one_the_one_covering_it_most_is_on_top():
+    t = Tracker(ZONES)
+    run(t, [[card("JS", 100, 100)]] * 4)
+    events = run(t, [[card("4H", 103, 98), card("7H", 115, 75)]] * 5)
+    assert sorted((e.code, e.on_top_of) for e in events) == [("4H", "JS"), ("7H", None)]
+
+
 def test_a_stray_read_of_a_covered_card_does_not_uncover_it():
     t = Tracker(ZONES, remove_frames=10)
     run(t, [[card("8H", 100, 100)]] * 4)
@@ -223,6 +239,17 @@ def test_a_card_half_covered_is_still_the_same_card():
     top = Detection("QS", 0.9, np.array([[70, 58], [130, 58], [130, 79], [70, 79]], np.float32))
     assert run(t, [[top]] * 30) == []
     assert t.present == {"QS": "Ann"}
+
+
+def test_an_unclear_echo_of_a_lying_card_is_not_a_new_card():
+    t = Tracker(ZONES)
+    run(t, [[card("6C", 100, 100)]] * 4)
+    # Every other frame the recogniser also proposes a shifted copy, read unclearly as 6S (or 6C).
+    echo = card("6S", 118, 80, 0.55, alternatives=(("6C", 0.4),))
+    assert run(t, [[card("6C", 100, 100), echo], [card("6C", 100, 100)]] * 10) == []
+    # Later a card read clearly at that place is news.
+    [e] = run(t, [[card("6C", 100, 100)]] * 6 + [[card("6C", 100, 100), card("6S", 118, 80, 0.95)]] * 3)
+    assert (e.code, e.uncertain) == ("6S", False)
 
 
 def test_votes_decide_a_card_read_two_ways():

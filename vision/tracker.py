@@ -98,6 +98,12 @@ def _intersection(a: np.ndarray, b: np.ndarray) -> float:
     return max(float(area), 0.0)
 
 
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter = _intersection(a, b)
+    union = _area(a) + _area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
 def _centre(outline: np.ndarray) -> np.ndarray:
     return np.asarray(outline, dtype=np.float64).reshape(-1, 2).mean(axis=0)
 
@@ -124,6 +130,8 @@ class _Track:
     covered_by: int | None = None
     other_seat_hits: int = 0
     seen_now: bool = False
+    seen_self_now: bool = False  # read as its own code this frame (not just something read there)
+    born: int = 0
     doubts: set[str] = field(default_factory=set)  # the other candidates of an uncertain report
 
     def hit_frames(self) -> list[int]:
@@ -257,7 +265,7 @@ class Tracker:
         self.frame_index = self.frame_index + 1 if frame_index is None else int(frame_index)
         events: list[Event] = []
         for t in self._tracks.values():
-            t.seen_now = False
+            t.seen_now = t.seen_self_now = False
         self._match([d for d in detections if d.confidence >= self.min_confidence])
         self._split_swapped()
         self._promote(events)
@@ -270,7 +278,7 @@ class Tracker:
 
     def _new_track(self, d: Detection) -> _Track:
         t = _Track(id=next(self._ids), outline=np.asarray(d.outline, np.float32).reshape(4, 2),
-                   votes=deque(maxlen=self.vote_memory), last_seen=self.frame_index)
+                   votes=deque(maxlen=self.vote_memory), last_seen=self.frame_index, born=self.frame_index)
         self._vote(t, d)
         self._tracks[t.id] = t
         return t
@@ -281,9 +289,12 @@ class Tracker:
             probs.setdefault(code, float(p))
         outline = np.asarray(d.outline, np.float32).reshape(4, 2)
         t.votes.append(_Vote(self.frame_index, d.code, probs, outline))
-        t.outline = outline
+        own = t.code is None or d.code == t.code or d.code in t.doubts
+        if own or t.state != "covered":
+            t.outline = outline
         t.last_seen = self.frame_index
         t.seen_now = True
+        t.seen_self_now = own
         # A covered card seen (a corner peeping out, a misread of the top card) stays covered: it is
         # uncovered only when the card on top goes, so one stray read cannot make it "removed" later.
 
@@ -311,14 +322,16 @@ class Tracker:
                 same = d.code == (t.code or t.lead())
                 # A card partly covered is reported by its visible part: by code, nesting is enough.
                 nested = same and smaller > 0 and inter / smaller >= 0.5
-                if t.state == "covered" and not same:
-                    continue  # a covered card is not expected in view: another code there is another card
+                if t.state == "covered" and not same and not (area > 0 and inter / area >= 0.8):
+                    # Another code over a covered card is another card, unless it lies within the covered
+                    # card's place: then it is the covered card's edge, misread.
+                    continue
                 if iou >= self.match_iou or nested:
-                    pairs.append((same, iou, di, t.id))
-        pairs.sort(key=lambda p: (p[0], p[1]), reverse=True)
+                    pairs.append((same, t.state != "covered", iou, di, t.id))
+        pairs.sort(key=lambda p: (p[0], p[1], p[2]), reverse=True)
         used_d: set[int] = set()
         used_t: set[int] = set()
-        for _, _, di, tid in pairs:
+        for _, _, _, di, tid in pairs:
             if di in used_d or tid in used_t:
                 continue
             used_d.add(di)
@@ -338,15 +351,17 @@ class Tracker:
             codes = {v.code for v in recent}
             if len(codes) != 1 or t.code in codes or codes <= t.doubts:
                 continue  # the same code throughout, or a better read of a card the referee is asked about
+            if np.mean([v.probs[v.code] for v in recent]) < self.certain_confidence:
+                continue  # a card put on a pile lies in full view and reads clearly; a half-hidden one does not
             new = _Track(id=next(self._ids), outline=recent[-1].outline, votes=deque(recent, maxlen=self.vote_memory),
-                         last_seen=self.frame_index, seen_now=True)
+                         last_seen=self.frame_index, seen_now=True, seen_self_now=True, born=recent[0].frame)
             self._tracks[new.id] = new
             own = [v for v in list(t.votes)[:-n]]
             t.votes = deque(own, maxlen=self.vote_memory)
             mine = [v for v in own if v.code == t.code]
             t.last_seen = mine[-1].frame if mine else t.last_seen - n
             t.outline = mine[-1].outline if mine else t.outline
-            t.seen_now = False
+            t.seen_now = t.seen_self_now = False
 
     def _still(self, t: _Track) -> bool:
         recent = list(t.votes)[-self.confirm_frames:]
@@ -368,6 +383,8 @@ class Tracker:
             if len(hits) < self.confirm_frames or not self._still(t):
                 continue
             code = t.lead()
+            if self._echo_of_lying_card(t):
+                continue
             twin = next((o for o in self._tracks.values() if o is not t and o.code == code and o.state != "candidate"), None)
             seat = self._seat_of(t.outline)
             if twin is not None:
@@ -390,16 +407,34 @@ class Tracker:
                 continue
             events.append(self._seen(t, under.code if under is not None else None))
 
+    def _echo_of_lying_card(self, t: _Track) -> bool:
+        """An unclear read over a lying card, with that card's code among its candidates, in view
+        itself: the recogniser seeing the same card twice, not a new card (those read clearly)."""
+        scores = t.scores()
+        if scores[0][1] >= self.certain_confidence:
+            return False
+        doubts = {c for c, _ in scores[:3]}
+        for o in self._tracks.values():
+            if o is not t and o.state == "present" and o.code in doubts \
+                    and self.frame_index - o.last_seen < self.window and _iou(t.outline, o.outline) >= self.match_iou:
+                return True
+        return False
+
     def _covered_card(self, t: _Track) -> _Track | None:
-        """The lying card ``t`` was put on: mostly under it and not seen since."""
+        """The lying card ``t`` was put on: mostly under it and no longer read as itself."""
         best, best_share = None, self.pile_overlap
         for o in self._tracks.values():
-            if o is t or o.state != "present" or o.seen_now:
+            if o is t or o.state != "present" or o.seen_self_now:
                 continue
             area = _area(o.outline)
             share = _intersection(t.outline, o.outline) / area if area > 0 else 0.0
-            if share >= best_share:
-                best, best_share = o, share
+            if share < best_share:
+                continue
+            # Two cards came at once (or one and a phantom): the card lies under the one covering it most.
+            rivals = (p for p in self._tracks.values() if p is not t and p is not o and p.seen_self_now and p.state != "covered")
+            if any(_intersection(p.outline, o.outline) / area > share for p in rivals):
+                continue
+            best, best_share = o, share
         return best
 
     def _seen(self, t: _Track, on_top_of: str | None) -> CardSeen:
@@ -434,7 +469,7 @@ class Tracker:
         n = self.confirm_frames
         for u in list(self._tracks.values()):
             top = self._tracks.get(u.covered_by) if u.state == "covered" and u.covered_by is not None else None
-            if top is None or not u.seen_now:
+            if top is None or not u.seen_self_now:
                 continue
             recent = list(u.votes)[-n:]
             if len(recent) == n and all(v.code == u.code for v in recent) and top.last_seen < recent[0].frame \
