@@ -45,9 +45,14 @@ update-binfmts --enable qemu-aarch64 || true
 # Without the F flag the kernel looks the interpreter up inside the chroot.
 interp=$(sed -n 's/^interpreter //p' /proc/sys/fs/binfmt_misc/qemu-aarch64)
 
+# Mounts left by a run that was killed: never delete through them into the host's /dev.
+for m in dev/pts dev sys proc; do
+    if mountpoint -q "$ROOT/$m" 2>/dev/null; then umount "$ROOT/$m"; fi
+done
+
 if [[ ! -e "$ROOT/.table-companion-root" ]]; then
     say "debootstrap $SUITE arm64 into $ROOT"
-    rm -rf "$ROOT"
+    rm -rf --one-file-system "$ROOT"
     debootstrap --arch=arm64 --variant=minbase --foreign \
         --include=python3,python3-venv,python3-pip,ca-certificates,systemd \
         "$SUITE" "$ROOT" "$MIRROR"
@@ -60,11 +65,10 @@ else
 fi
 
 cleanup() {
-    for m in dev/pts dev sys proc; do umount "$ROOT/$m" 2>/dev/null || true; done
+    for m in dev/pts dev proc; do umount "$ROOT/$m" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 mount -t proc proc "$ROOT/proc"
-mount -t sysfs -o ro sysfs "$ROOT/sys"  # onnxruntime reads the CPU list there
 mount --bind /dev "$ROOT/dev"
 mount -t devpts devpts "$ROOT/dev/pts"  # apt/dpkg log through a pty
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
