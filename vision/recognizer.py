@@ -31,6 +31,8 @@ from vision.detection import Detection
 _NONE = len(CLASSES) - 1
 _SURE = 0.9
 """A card filling the picture read from one corner only must be this sure."""
+_AGREED = 0.75
+"""... and read alike from both corners this sure to outrank the cards read by their own corners."""
 _CODES = CLASSES[:_NONE]
 _CARD_CORNERS = np.array([[0, 0, 1], [CARD_SIZE[0], 0, 1], [CARD_SIZE[0], CARD_SIZE[1], 1], [0, CARD_SIZE[1], 1]],
                          np.float64).T
@@ -131,12 +133,12 @@ class Recognizer:
             elif c.corners == 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
                 whole.append(c)
         if whole:
-            # A card filling the picture: both frame corners read as the same card;
-            # or read (one of them surely) and no card seen by its own corners read
+            # A card filling the picture: both frame corners read as the same card,
+            # fairly surely; or read (one of them surely) and no card seen by its own corners read
             # more surely (a table's picture can have cards at its corners).
             # Nothing else fits then.
             best = max(whole, key=lambda c: (c.agreed, c.corners, c.confidence))
-            if best.agreed or all(c.confidence <= best.confidence for c in candidates):
+            if best.agreed and best.confidence >= _AGREED or all(c.confidence <= best.confidence for c in candidates):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates) if c.confidence >= self.min_confidence]
 
