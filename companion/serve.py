@@ -64,6 +64,13 @@ class TableLoop:
         """Those the table refused."""
         self._sync_phase(table.view())
         table.add_listener(self._on_view)
+        table.before_each(self._before)
+
+    def _before(self, event: Any) -> None:
+        """A call or phase is about to close (``next``, or a play closing them): send the shows laid out for it first."""
+        if event.type in ("next", "play", "showdown") and self.mapper.phase != "run":
+            for show in self.mapper.flush():
+                self._submit(show)
 
     def _on_view(self, view: dict[str, Any]) -> None:
         self._sync_phase(view)

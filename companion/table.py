@@ -61,6 +61,7 @@ class Table:
         self._lock = threading.RLock()
         self._queues: list[queue.Queue[dict[str, Any]]] = []
         self._listeners: list[Listener] = []
+        self._before: list[Callable[[Event], None]] = []
         self._pending: dict[int, dict[str, Any]] = {}
         self._pending_ids = itertools.count(1)
         self._notice: dict[str, Any] | None = None
@@ -95,6 +96,8 @@ class Table:
         with self._lock:
             try:
                 ev = as_event(event)
+                for hook in self._before:
+                    hook(ev)
                 self.game.push(ev, line=len(self.store) + 1)
             except ValueError as exc:
                 if announce:
@@ -227,6 +230,11 @@ class Table:
             if self._notice is not None:
                 self._notice = None
                 self._changed()
+
+    def before_each(self, hook: Callable[[Event], None]) -> None:
+        """Call ``hook(event)`` before each event is applied (it may submit events of its own first)."""
+        with self._lock:
+            self._before.append(hook)
 
     def _set_notice(self, exc: Exception, event: Any) -> None:
         with self._lock:

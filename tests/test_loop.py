@@ -148,3 +148,19 @@ def test_the_camera_page_sees_the_latest_frame_and_can_move_the_zones(tmp_path: 
     assert [d.code for d in view.detections()] == ["QS"]
     view.set_zones({"Ann": [[0, 0], [640, 0], [640, 240]]})
     assert list(view.zones()) == ["Ann"] and saved == [view.zones()]
+
+
+def test_shows_laid_out_are_sent_before_the_call_closes(tmp_path: Path) -> None:
+    t = Table.open(tmp_path / "bonanza.sqlite")
+    for event in [
+        {"type": "game", "variant": "bonanza", "players": PLAYERS, "chips": 100},
+        {"type": "deal", "dealer": "Ann"},
+        {"type": "widow", "action": "exchange"},
+        {"type": "next"},  # the Joker call closes unanswered: Queen-Jack is called
+    ]:
+        t.submit(event)
+    loop = TableLoop(t, settle_frames=50)
+    loop.handle([seen("QS", "Bob", 10), seen("JD", "Bob", 12)], 12)  # not settled yet when the referee moves on
+    t.submit({"type": "next"})
+    assert loop.applied == [{"type": "show", "player": "Bob", "cards": ["QS", "JD"]}]
+    assert t.view()["call"] == "sequence" and t.view()["balances"]["Bob"] > t.view()["balances"]["Cy"]
