@@ -241,6 +241,26 @@ def test_torn_last_line_is_dropped_with_a_warning(tmp_path: Path, caplog: pytest
     assert path.read_text().split("\n") == [canonical_json(GAME), canonical_json(HAND[2]), ""]
 
 
+LAST = {"type": "show", "player": "Zoë", "cards": ["9S", "9H"], "note": "naïve ♠"}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(min_value=0, max_value=len((canonical_json(LAST) + "\n").encode())))
+def test_a_last_line_cut_anywhere_is_kept_whole_or_dropped(tmp_path: Path, cut: int) -> None:
+    """Wherever a power cut stops the last write, reopening keeps that event only if all of it is there."""
+    path = tmp_path / f"cut{cut}.jsonl"
+    head = (canonical_json(GAME) + "\n").encode()
+    last = (canonical_json(LAST) + "\n").encode()
+    path.write_bytes(head + last[:cut])
+    expected = [GAME, LAST] if cut >= len(last) - 1 else [GAME]
+    with JsonlStore(path) as store:
+        assert store.events() == expected
+        store.append({"type": "next"})
+    with JsonlStore(path) as store:
+        assert store.events() == [*expected, {"type": "next"}]
+    assert import_jsonl(path) == [*expected, {"type": "next"}]
+
+
 def test_torn_multibyte_character_is_dropped(tmp_path: Path) -> None:
     path = tmp_path / "torn.jsonl"
     path.write_bytes(canonical_json(GAME).encode() + b"\n" + '{"type":"note","text":"é'.encode()[:-1])
