@@ -114,9 +114,10 @@ def whiteness(work_bgr: np.ndarray) -> np.ndarray:
     second term keeps blue chips and cloth from passing for white.  Lightly
     smoothed; uint8.
     """
-    b, g, r = (c.astype(np.int16) for c in cv2.split(work_bgr))
-    value = np.minimum(b + ((b - r) >> 1), np.maximum(g, r) + 20)
-    return cv2.GaussianBlur(np.clip(value, 0, 255).astype(np.uint8), (3, 3), 0)
+    b, g, r = cv2.split(work_bgr)
+    tinted = cv2.addWeighted(b, 1.5, r, -0.5, 0.0)          # saturates to 0..255
+    value = cv2.min(tinted, cv2.add(cv2.max(g, r), 20))
+    return cv2.GaussianBlur(value, (3, 3), 0)
 
 
 def lone_cards(mask: np.ndarray, width: float) -> np.ndarray:
@@ -300,7 +301,13 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
     return corners
 
 
-def contrasted(corners: list[Corner], value: np.ndarray, *, min_contrast: float, edges: int) -> list[Corner]:
+def sharpness(value: np.ndarray) -> np.ndarray:
+    """The local gradient (3x3 morphological) of the whiteness, for :func:`contrasted`."""
+    return cv2.morphologyEx(value, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+
+
+def contrasted(corners: list[Corner], value: np.ndarray, grad: np.ndarray, *, min_contrast: float,
+               edges: int) -> list[Corner]:
     """The corners whose edges are real edges, along ``edges`` of their two edges.
 
     A card's edge is either a step from white face to darker table (the
@@ -309,14 +316,13 @@ def contrasted(corners: list[Corner], value: np.ndarray, *, min_contrast: float,
     line of the card's rim or shadow (a sharp local gradient beside four in
     five of the samples).  The ragged blobs that local thresholding leaves
     beside chips and card backs are smooth table on both sides and fail
-    both.  Each edge is sampled at five points along its seen length.  A
+    both.  ``grad`` is :func:`sharpness` of ``value``.  Each edge is sampled at five points along its seen length.  A
     bend corner (a fan's) needs only one real edge: its other side runs over
     the card below.
     """
     if not corners:
         return []
     h, w = value.shape
-    grad = cv2.morphologyEx(value, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     off = max(2.0, 0.003 * max(h, w))
     frac = np.linspace(0.2, 0.8, 5)
     P = np.array([c.point for c in corners])
@@ -388,8 +394,9 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> list[float]
     Every measured edge is either a card's width or its height, but which is
     unknown, and some run to a false corner.  Each edge proposes both
     readings; the proposal that explains the most edge length (as widths or
-    as heights, within 10%) wins, corners whose two edges are in a card's
-    ratio counting double, and the edges it explains give the figure.  When only
+    as heights, within 10%) wins, and the edges it explains give the figure.
+    Corners whose two edges are in a card's ratio (cards seen whole) count
+    double, and where there are any, only their widths may be proposed.  When only
     one kind of edge is visible (every card's lower half lost against a
     bright table, say), the reading a ratio apart explains almost as much:
     then both are returned and the classifier settles it.  All cards on one
@@ -409,15 +416,16 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> list[float]
     as_height = np.abs(lengths[None, :] - ASPECT * proposals[:, None]) < 0.1 * ASPECT * proposals[:, None]
     # Each edge counts by its length: a card's long edges outweigh the many
     # short ones that carpet or wood grain can put between false corners.
-    # (Up to a third of max_width: beyond that an edge may be a table's side.)
-    support = (as_width | as_height) @ np.minimum(lengths, max_width / 3)
+    # (Up to max_width / 4.5: beyond that an edge may be a table's side.)
+    support = (as_width | as_height) @ np.minimum(lengths, max_width / 4.5)
     support[proposals > max_width] = 0
-    if whole:
+    if whole:   # cards seen whole vouch for their own size: nothing else is a card's width
         w_ = np.asarray(whole)
+        support[~(np.abs(w_[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]).any(axis=1)] = 0
         support += 2 * ((np.abs(w_[None, :] - proposals[:, None]) < 0.1 * proposals[:, None])
-                        @ np.minimum(w_ * (1 + ASPECT), max_width / 3))
+                        @ np.minimum(w_ * (1 + ASPECT), max_width / 4.5))
     best = int(np.argmax(support))
-    if (as_width[best] | as_height[best]).sum() < 2:
+    if support[best] <= 0 or (as_width[best] | as_height[best]).sum() < 2:
         return []
 
     def figure(i: int) -> float:
@@ -428,7 +436,7 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> list[float]
         rival = np.abs(proposals - proposals[best] * ratio) < 0.1 * proposals[best] * ratio
         if rival.any():
             j = int(np.flatnonzero(rival)[np.argmax(support[rival])])
-            if support[j] >= 0.75 * support[best] and proposals[j] <= max_width:
+            if support[j] >= 0.75 * support[best] and support[j] > 0:
                 out.append(figure(j))
     return out
 

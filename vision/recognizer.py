@@ -182,7 +182,8 @@ class Recognizer:
         min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
         filled = _detect.fill_holes(mask)
         outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
-        outer = _detect.contrasted(outer, value, min_contrast=12, edges=2)
+        grad = _detect.sharpness(value)
+        outer = _detect.contrasted(outer, value, grad, min_contrast=12, edges=2)
         _detect.measure_edges(outer, min_length=0.04 * long_side)
         widths = _detect.scene_card_widths(outer, max_width=0.45 * long_side)
         # Cards beneath cards: cut the blobs along the straight lines inside them
@@ -197,7 +198,7 @@ class Recognizer:
             mask_in, filled_in = mask, filled
         cut = _detect.split_overlaps(value, mask_in, filled_in, min_line=3 * min_edge)
         inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
-        inner = _detect.contrasted(inner, value, min_contrast=12, edges=1)
+        inner = _detect.contrasted(inner, value, grad, min_contrast=12, edges=1)
         _detect.measure_edges(inner, min_length=0.04 * long_side)
         widths = widths or _detect.scene_card_widths(inner, max_width=0.45 * long_side) or [None]
         hyps = [h for width in widths for h in _detect.hypotheses(outer + inner, width, min_width=0.04 * long_side)]
