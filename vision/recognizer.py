@@ -96,7 +96,7 @@ class Recognizer:
     patches are always cut from the full-resolution frame.
     """
 
-    def __init__(self, *, classifier: Classifier | None = None, min_confidence: float = 0.5,
+    def __init__(self, *, classifier: Classifier | None = None, min_confidence: float = 0.6,
                  work_size: int = 960) -> None:
         if not 0.0 <= min_confidence <= 1.0:
             raise ValueError(f"min_confidence must be within [0, 1], got {min_confidence!r}")
