@@ -424,11 +424,8 @@ class Game:
             return
         s = self._s
         assert s is not None
-        for name, sign in ((source, -1), (target, 1)):
-            if name in s.balances:
-                s.balances[name] += sign * chips
-            else:
-                s.board[name] += sign * chips
+        (s.balances if source in s.balances else s.board)[source] -= chips
+        (s.balances if target in s.balances else s.board)[target] += chips
         self._movements.append(Movement(chips, source, target, reason, self._n))
 
     def _take(self, player: str, section: str, why: str) -> int:
@@ -707,7 +704,9 @@ class Game:
             s.openings.append((player, card))
         s.suit, s.expected = card.suit, card.next_higher()
         s.stop_player = s.turn = s.ended_suit = None
-        s.passed, s.fallback = set(), False
+        if s.passed:
+            s.passed = set()
+        s.fallback = False
         s.last_player, s.last_card = player, card
         s.played[player].append(card)
         s.played_set.add(card)
@@ -715,8 +714,8 @@ class Game:
             s.streak.append(card)
         else:
             s.streak_player, s.streak = player, [card]
-        verb = "leads" if opening else "plays"
-        self._note("play", f"{player} {verb} {card}", player=player, card=str(card), opening=opening)
+        code = card.code
+        self._note("play", f"{player} {'leads' if opening else 'plays'} {code}", player=player, card=code, opening=opening)
         self._pay_for_play(s, player, card)
         if s.cards_left(player) == 0:
             self._go_out(s, player)
@@ -801,10 +800,10 @@ class Game:
 
     def _pay_for_play(self, s: _State, player: str, card: Card) -> None:
         v = s.variant
-        section = v.play_pays.get(str(card))
+        section = v.play_pays.get(card.code)
         if section:
             self._take(player, section, f"plays {card}")
-        if v.queen_king_section and card == KH and s.streak[-2:] == [QH, KH]:
+        if v.queen_king_section and card.code == "KH" and s.streak[-2:] == [QH, KH]:
             self._take(player, v.queen_king_section, "plays QH-KH")
         if (
             v.seven_eight_nine_section
