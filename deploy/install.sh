@@ -131,6 +131,12 @@ if ((DRY_RUN)) || apt-cache show python3-picamera2 >/dev/null 2>&1; then
 else
     warn "python3-picamera2 is not in this system's apt sources (not Raspberry Pi OS?): only USB cameras will work"
 fi
+# gpiozero drives the board through lgpio (the only pin library on a Pi 5); without it every pin is a mock.
+if ((DRY_RUN)) || apt-cache show python3-lgpio >/dev/null 2>&1; then
+    APT_PACKAGES+=(python3-lgpio)
+else
+    warn "python3-lgpio is not in this system's apt sources: the board's LEDs, servo and buttons will not move"
+fi
 # --no-install-recommends keeps picamera2's desktop preview stack (Qt, OpenGL) off a headless Pi.
 run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
 
