@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from companion.cards import JOKER, Card
 from companion.errors import (
@@ -71,9 +71,12 @@ PAIR_CALLS = {"QS-JD": frozenset(Card.parse(c) for c in ("QS", "JD")), "TD-2S": 
 PHASES = ("setup", "widow", "claims", "calls", "poker", "run", "between", "showdown", "over")
 
 
-@dataclass(frozen=True)
-class Movement:
-    """Chips moving between a player and a section (or between two players)."""
+class Movement(NamedTuple):
+    """Chips moving between a player and a section (or between two players).
+
+    A tuple of plain values, so that a long game's history costs the garbage
+    collector nothing.
+    """
 
     chips: int
     source: str
@@ -170,7 +173,8 @@ class Game:
         self._s: _State | None = None
         self._applied: list[tuple[Event, int]] = []
         self._checkpoints: list[tuple[int, _State]] = []
-        self._log: list[dict[str, Any]] = []
+        self._log: list[tuple[int, int, str, str, tuple[tuple[str, Any], ...]]] = []
+        """(event index, line, kind, text, fields): plain tuples, made into dicts for the view."""
         self._movements: list[Movement] = []
         self._flags: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
@@ -257,7 +261,7 @@ class Game:
         else:
             start, self._s = 1, self._fresh_state(self._applied[0][0])  # type: ignore[arg-type]
         n_keep = len(self._applied)
-        self._log = [e for e in self._log if e["n"] < start]
+        self._log = [e for e in self._log if e[0] < start]
         self._movements = [m for m in self._movements if m.event < start]
         self._flags = [f for f in self._flags if f["n"] < start]
         redo = self._applied[start:]
@@ -379,7 +383,10 @@ class Game:
             won=list(s.won),
             out=s.out,
             settlement=list(s.settlement),
-            log=[{k: v for k, v in e.items()} for e in self._log[-log_size:]],
+            log=[
+                {"n": n, "line": line, "kind": kind, **{k: list(v) if isinstance(v, tuple) else v for k, v in fields}, "text": text}
+                for n, line, kind, text, fields in self._log[-log_size:]
+            ],
             over=s.phase == "over",
             title=s.variant.title,
         )
@@ -416,7 +423,7 @@ class Game:
             raise ConservationError(f"chips not conserved: {s.balances} {s.board} (total {s.total})")
 
     def _note(self, kind: str, text: str, **fields: Any) -> None:
-        self._log.append({"n": self._n, "line": self._line, "kind": kind, **fields, "text": text})
+        self._log.append((self._n, self._line, kind, text, tuple(fields.items())))
 
     def _move(self, chips: int, source: str, target: str, reason: str) -> None:
         """Move chips; ``source``/``target`` is a player or a section of the board."""
@@ -577,7 +584,7 @@ class Game:
         for card in ev.cards:
             s.holder[card] = player
         shown = " ".join(str(c) for c in ev.cards)
-        self._note("claim", f"{player} claims {shown}", player=player, cards=[str(c) for c in ev.cards])
+        self._note("claim", f"{player} claims {shown}", player=player, cards=tuple(str(c) for c in ev.cards))
 
     def _on_discard(self, s: _State, ev: Discard) -> None:
         self._need_phase(s, s.phase == "run", "laying the Joker aside")
@@ -637,7 +644,7 @@ class Game:
                 s.dead.add(JOKER)
                 s.joker_out[player] = 1
         shown = " ".join(str(c) for c in ev.cards)
-        self._note("show", f"{player} shows {shown}", player=player, cards=[str(c) for c in ev.cards])
+        self._note("show", f"{player} shows {shown}", player=player, cards=tuple(str(c) for c in ev.cards))
 
     def _on_bet(self, s: _State, ev: Bet) -> None:
         section = s.betting_section
@@ -903,7 +910,7 @@ class Game:
             return
         best = max(hands.values())
         winners = [p for p, h in hands.items() if h == best]
-        self._note("poker", f"Best hand: {best}", players=winners, hand=best.label)
+        self._note("poker", f"Best hand: {best}", players=tuple(winners), hand=best.label)
         self._split(winners, section, "poker")
 
     _HANDLERS: dict[type[Event], Callable[..., None]] = {
