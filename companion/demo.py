@@ -183,23 +183,22 @@ class DemoTable:
         """Make sure the table has this play, as a careful referee would."""
         camera = self.loop.applied[applied_before:]
         refused = self.loop.refused_events[refused_before:]
-        right = [e for e in camera if e == event]
+        self.score.read_right += sum(e == event for e in camera)
         wrong = [e for e in camera + refused if e != event]
-        self.score.read_right += len(right)
         self.score.read_wrong += len(wrong)
         self.score.wrong += [f"{e.get('card')}@{e.get('player')} for {event['card']}@{event['player']}" for e in wrong]
-        if right and len(camera) == 1:
-            return
-        for _ in camera:  # a misread was applied: take the camera's plays back and enter the right one
-            self.table.submit({"type": "undo"})
         pending = self.table.view()["pending"]
-        if pending:
-            self.table.confirm(pending[-1]["id"], event["card"])
-            for p in self.table.view()["pending"]:
-                self.table.dismiss(p["id"])
-            return
-        self.score.missed += 1
-        self.table.submit(event)
+        if camera != [event]:
+            for _ in camera:  # a misread was applied: take the camera's plays back, enter the right one
+                self.table.submit({"type": "undo"})
+            unsure = [p for p in pending if p["player"] == event["player"]]
+            if unsure:
+                self.table.confirm(unsure[-1]["id"], event["card"])
+            else:
+                self.score.missed += 1
+                self.table.submit(event)
+        for p in self.table.view()["pending"]:
+            self.table.dismiss(p["id"])
 
     def play(self, hands: int) -> VisionScore:
         """Play ``hands`` hands; the table's final balances equal the simulation's."""
