@@ -103,7 +103,7 @@ class DemoTable:
         self.view = LatestFrame(self.zones)
         self.detect = detect or Recognizer().detect
         self.tracker = Tracker(self.zones)
-        self.loop = TableLoop(table, board=board)
+        self.loop = TableLoop(table, board=board, tracker=self.tracker)
         self.background = table_background(size, style="wood", seed=seed)
         self.cards: list[PlacedCard] = []
         self.score = VisionScore()

@@ -51,9 +51,11 @@ class TableLoop:
     or corrected.
     """
 
-    def __init__(self, table: Table, *, board: Any | None = None, settle_frames: int = 15) -> None:
+    def __init__(self, table: Table, *, board: Any | None = None, tracker: Tracker | None = None,
+                 settle_frames: int = 15) -> None:
         self.table = table
         self.board = board
+        self.tracker = tracker
         self.mapper = RecordMapper("run", settle_frames=settle_frames)
         self.active = False
         self.refused: dict[str, str] = {}
@@ -65,6 +67,13 @@ class TableLoop:
         self._sync_phase(table.view())
         table.add_listener(self._on_view)
         table.before_each(self._before)
+        table.on_confirm(self._confirmed)
+
+    def _confirmed(self, entry: dict[str, Any], card: str) -> None:
+        """Teach the tracker a correction, so the corrected card is not reported again as new."""
+        read = entry["candidates"][0][0]
+        if self.tracker is not None and card != read:
+            self.tracker.relabel(read, card)
 
     def _before(self, event: Any) -> None:
         """A call or phase is about to close (``next``, or a play closing them): send the shows laid out for it first."""
@@ -318,7 +327,7 @@ def run(args: argparse.Namespace) -> int:
     loop: TableLoop
     with Board(config.board, on_event=lambda e: loop.on_button(e)) as board:
         restore = close_on_sigterm(board)
-        loop = TableLoop(table, board=board)
+        loop = TableLoop(table, board=board, tracker=tracker)
         if table.view()["variant"]:
             board.update(table.view())
         view = LatestFrame(default_zones(config, table), save_zones=config.save_zones)

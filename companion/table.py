@@ -62,6 +62,7 @@ class Table:
         self._queues: list[queue.Queue[dict[str, Any]]] = []
         self._listeners: list[Listener] = []
         self._before: list[Callable[[Event], None]] = []
+        self._on_confirm: list[Callable[[dict[str, Any], str], None]] = []
         self._pending: dict[int, dict[str, Any]] = {}
         self._pending_ids = itertools.count(1)
         self._notice: dict[str, Any] | None = None
@@ -188,6 +189,8 @@ class Table:
                 event["cards"] = [card]
             self.submit(event, announce=True)
             del self._pending[pending_id]
+            for hook in self._on_confirm:
+                hook(entry, card)
             return self._changed()
 
     def dismiss(self, pending_id: int) -> dict[str, Any]:
@@ -230,6 +233,11 @@ class Table:
             if self._notice is not None:
                 self._notice = None
                 self._changed()
+
+    def on_confirm(self, hook: Callable[[dict[str, Any], str], None]) -> None:
+        """Call ``hook(pending_entry, card)`` after an uncertain read is confirmed as ``card``."""
+        with self._lock:
+            self._on_confirm.append(hook)
 
     def before_each(self, hook: Callable[[Event], None]) -> None:
         """Call ``hook(event)`` before each event is applied (it may submit events of its own first)."""

@@ -164,3 +164,21 @@ def test_shows_laid_out_are_sent_before_the_call_closes(tmp_path: Path) -> None:
     t.submit({"type": "next"})
     assert loop.applied == [{"type": "show", "player": "Bob", "cards": ["QS", "JD"]}]
     assert t.view()["call"] == "sequence" and t.view()["balances"]["Bob"] > t.view()["balances"]["Cy"]
+
+
+def test_a_corrected_read_is_taught_to_the_tracker(table: Table) -> None:
+    table.submit({"type": "next"})
+    tracker = Tracker(confirm_frames=2, window=3)
+    loop = TableLoop(table, tracker=tracker)
+    outline = np.array([[600, 600], [670, 600], [670, 700], [600, 700]], np.float32)
+    zones = ZoneMap.around_table(PLAYERS, (1280, 720))
+    for frame in range(3):  # a 5H misread, unsure, as 5D
+        loop.handle(tracker.update([Detection("5D", 0.5, outline, (("5H", 0.4),))], zone_map=zones, frame_index=frame), frame)
+    pending = table.view()["pending"]
+    assert [p["candidates"][0][0] for p in pending] == ["5D"]
+    table.confirm(pending[0]["id"], "5H")  # the referee corrects it
+    assert tracker.present == {"5H": "Ann"}
+    for frame in range(3, 8):  # now the camera reads it right: the same card, not a new one
+        loop.handle(tracker.update([Detection("5H", 0.95, outline)], zone_map=zones, frame_index=frame), frame)
+    assert loop.refused_events == [] and table.view()["notice"] is None
+    assert table.view()["run"]["played"]["Ann"] == ["5H"]

@@ -237,6 +237,20 @@ class Tracker:
         """Cards lying outside every zone (the game ignores them; the calibration view shows them)."""
         return sorted(t.code for t in self._tracks.values() if t.state == "present" and t.seat is None and t.code)
 
+    def relabel(self, code: str, new_code: str) -> bool:
+        """A person corrected the card reported as ``code``: it is ``new_code``.
+
+        The card keeps its place; reads of either code there are now its own,
+        so the corrected card is not reported again as a new one. Returns
+        whether such a card was lying on the table.
+        """
+        for t in self._tracks.values():
+            if t.code == code and t.state != "candidate":
+                t.code = str(new_code)
+                t.doubts = t.doubts | {code}
+                return True
+        return False
+
     # -- feeding frames --------------------------------------------------------
 
     def prime(self, detections: Sequence[Detection], *, zone_map: ZoneMap | None = None) -> None:
