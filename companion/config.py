@@ -79,11 +79,12 @@ class GameDefaults:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> GameDefaults:
         _known(d, "game", {"variant", "players", "chips", "options"})
+        players, options = d.get("players", cls.players), d.get("options", {})
         made = cls(
             variant=d.get("variant", cls.variant),
-            players=tuple(d.get("players", cls.players)) if isinstance(d.get("players", ()), list | tuple) else d["players"],
+            players=tuple(players) if isinstance(players, list | tuple) else players,
             chips=d.get("chips", cls.chips),
-            options=dict(d.get("options", {})) if isinstance(d.get("options", {}), dict) else d["options"],
+            options=dict(options) if isinstance(options, dict) else options,
         )
         try:
             parse_event(made.game_event())

@@ -169,7 +169,7 @@ class _State:
 class Game:
     """One game at one table: a ``game`` line and the events that followed."""
 
-    def __init__(self, *, log_limit: int | None = None) -> None:
+    def __init__(self) -> None:
         self._s: _State | None = None
         self._applied: list[tuple[Event, int]] = []
         self._checkpoints: list[tuple[int, _State]] = []

@@ -14,13 +14,13 @@ bet a little, show a random five, and always play the next card if they hold it.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from companion.cards import JOKER, Card, standard_deck
-from companion.game import HEART_HONOURS, KH, PAIR_CALLS, QH, Game
+from companion.game import HEART_HONOURS, PAIR_CALLS, Game
 from companion.poker import best_sequence
-from companion.variants import variant_class
+from companion.variants import Variant
 
 
 @dataclass
@@ -30,7 +30,6 @@ class SimulatedHand:
     dealer: str
     hands: dict[str, list[Card]]
     widow: list[Card]
-    plays: list[tuple[str, Card]] = field(default_factory=list)
 
 
 class SimulatedTable:
@@ -54,8 +53,11 @@ class SimulatedTable:
             first["options"] = options
         self._first = first
         self.game.push(first)
-        self.variant = variant_class(variant)(options=options)
         self.hand: SimulatedHand | None = None
+
+    @property
+    def variant(self) -> Variant:
+        return self.game.variant
 
     def _emit(self, event: dict[str, Any]) -> dict[str, Any]:
         self.game.push(event)  # the simulation never makes an illegal move: a refusal here is a bug
@@ -191,7 +193,6 @@ class SimulatedTable:
         h = self.hand
         assert h is not None
         h.hands[player].remove(card)
-        h.plays.append((player, card))
         return self._emit({"type": "play", "player": player, "card": str(card)})
 
     def _run(self) -> Iterator[dict[str, Any]]:

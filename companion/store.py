@@ -35,7 +35,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import math
 import os
 import sqlite3
 import tempfile

@@ -1,7 +1,6 @@
 """The whole table: simulated hands drawn as frames, read by the real recogniser, refereed, shown on the web."""
 
 import json
-import os
 import signal
 import socket
 import sqlite3
