@@ -213,3 +213,28 @@ class TestWithModel:
                  PlacedCard("5S", (1000, 520), 0, 95, face_up=False)]
         frame, _ = render_scene(cards, background="light_wood", noise=2)
         assert codes(rec.detect(frame)) == ["2C", "AS", "KH", "TD"]
+
+
+@pytest.mark.parametrize("inset", [(6.0, 0.0), (0.0, 7.0), (5.0, -4.0)])
+def test_snap_edges_moves_an_inset_corner_onto_the_card(inset: tuple[float, float]) -> None:
+    """An outline that stopped short of the card's edge (a rim lost against a light table) is put back."""
+    card = PlacedCard("TS", (400, 300), 0, 100)
+    frame, outlines = render_scene([card], size=(800, 600), background="light_wood")
+    value = _detect.whiteness(frame)
+    top_left = outlines[0][0]
+    s = 100 / CARD_SIZE[0]
+    true = np.array([[s, 0, top_left[0]], [0, s, top_left[1]], [0, 0, 1.0]])
+    off = true.copy()
+    off[:2, 2] += inset
+    (snapped,) = _detect.snap_edges([_detect.Hypothesis(off, 100.0, 0)], value)
+    assert snapped is not None
+    assert np.abs(snapped.card_to_work[:2, 2] - true[:2, 2]).max() <= 1.5
+    assert np.allclose(snapped.card_to_work[:2, :2], true[:2, :2])
+    assert _detect.snap_edges([_detect.Hypothesis(true, 100.0, 0)], value) == [None]
+
+
+def test_snap_edges_leaves_a_card_on_a_table_as_white_as_itself() -> None:
+    """With no step from table to card anywhere near, nothing moves."""
+    frame = np.full((400, 400, 3), 235, np.uint8)
+    hyp = _detect.Hypothesis(np.array([[0.4, 0, 100], [0, 0.4, 100], [0, 0, 1.0]]), 100.0, 0)
+    assert _detect.snap_edges([hyp], _detect.whiteness(frame)) == [None]

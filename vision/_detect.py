@@ -610,6 +610,87 @@ def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray)
     return [hyp for hyp, keep in zip(hyps, ok.tolist()) if keep]
 
 
+_SNAP_T = np.linspace(0.1, 0.9, 9)
+"""Where along an edge (fractions of the card's width or height) :func:`snap_edges` looks."""
+
+
+def _bilinear(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """``image`` at the (..., 2) points ``pts``, interpolated; float32."""
+    h, w = image.shape
+    x = np.clip(pts[..., 0], 0, w - 1.001)
+    y = np.clip(pts[..., 1], 0, h - 1.001)
+    x0, y0 = x.astype(np.intp), y.astype(np.intp)
+    fx, fy = (x - x0).astype(np.float32), (y - y0).astype(np.float32)
+    img = image.astype(np.float32, copy=False)
+    top = img[y0, x0] * (1 - fx) + img[y0, x0 + 1] * fx
+    bottom = img[y0 + 1, x0] * (1 - fx) + img[y0 + 1, x0 + 1] * fx
+    return top * (1 - fy) + bottom * fy
+
+
+def snap_edges(hyps: list[Hypothesis], value: np.ndarray, *, reach: float = 0.12,
+               min_step: float = 12.0) -> list[Hypothesis | None]:
+    """Each hypothesis moved so that its top and left edges lie on the step from table to card (None: stays).
+
+    The outline of a thresholded blob can stop short of the card's real edge:
+    a light table next to a card in shadow leaves the card's rim, and the
+    index printed right beside it, out of the mask, and the index corner is
+    then proposed a few pixels inside the card, where the patch shows a pip.
+    Each of the two edges that meet at the index corner is moved across
+    itself, by up to ``reach`` of the card's width, to the nearest place where
+    ``value`` rises to a peak from outside to inside (the median over nine
+    places along the edge, so the ink of the index, which lines only part of
+    it, does not count); only a rise of at least ``min_step`` levels counts,
+    and a move under a pixel and a half is none, so a card on a table as
+    white as itself, or a well-found one, stays where its outline put it.  Width and height are kept.  Beside a
+    covering card the step found can be that card's, so the recogniser keeps
+    a moved hypothesis only where its corner reads better than the original.
+    """
+    if not hyps:
+        return []
+    mats = np.stack([hyp.card_to_work for hyp in hyps])                    # (n, 3, 3), affine
+    origin, ex, ey = mats[:, :2, 2], mats[:, :2, 0] * CARD_SIZE[0], mats[:, :2, 1] * CARD_SIZE[1]
+    width = np.linalg.norm(ex, axis=1)
+    ux, uy = ex / width[:, None], ey / (np.linalg.norm(ey, axis=1)[:, None] + 1e-9)
+    steps = np.arange(-8, 9) / 8.0                                          # offsets, in units of reach
+    shift = np.zeros((len(hyps), 2))
+    for along, across in ((ex, uy), (ey, ux)):
+        # Points along the edge (n, 9, 2), moved across it by each offset (n, 17, 9, 2).
+        base = origin[:, None, :] + _SNAP_T[None, :, None] * along[:, None, :]
+        d = (steps[None, :] * reach * width[:, None])                       # (n, 17) px
+        gap = np.maximum(1.0, 0.02 * width)[:, None, None, None]
+        pts = base[:, None, :, :] + d[:, :, None, None] * across[:, None, None, :]
+        inside = pts + gap * across[:, None, None, :]
+        outside = pts - gap * across[:, None, None, :]
+
+        rise = np.median(_bilinear(value, inside) - _bilinear(value, outside), axis=2)   # (n, 17)
+        rows = np.arange(len(hyps))
+        # The nearest clear edge, not the strongest: beside a covering card's edge the
+        # card's own rim may be the weaker step.
+        padded = np.pad(rise, ((0, 0), (1, 1)), mode="edge")
+        peak = (rise >= padded[:, :-2]) & (rise >= padded[:, 2:]) & (rise >= min_step)
+        nearest = np.where(peak, np.abs(steps)[None, :], np.inf)
+        best = np.argmin(nearest, axis=1)
+        # A parabola through the best offset and its neighbours: the edge to a fraction of a pixel.
+        at = np.clip(best, 1, len(steps) - 2)
+        left, mid, right = rise[rows, at - 1], rise[rows, at], rise[rows, at + 1]
+        curve = left - 2 * mid + right
+        frac = np.where((curve < 0) & (at == best), 0.5 * (left - right) / np.where(curve < 0, curve, -1.0), 0.0)
+        move = (best - len(steps) // 2 + np.clip(frac, -0.5, 0.5)) * (steps[1] - steps[0]) * reach * width
+        # Only a clear step, and only beyond the outline's own accuracy (a pixel or so).
+        move = np.where((rise[rows, best] >= min_step) & (np.abs(move) >= 1.5), move, 0.0)
+        shift += move[:, None] * across
+    out: list[Hypothesis | None] = []
+    for hyp, mat, (dx, dy) in zip(hyps, mats, shift.tolist()):
+        if dx == 0.0 and dy == 0.0:
+            out.append(None)
+            continue
+        moved = mat.copy()
+        moved[0, 2] += dx
+        moved[1, 2] += dy
+        out.append(Hypothesis(moved, hyp.width, hyp.corner, hyp.measured))
+    return out
+
+
 def frame_hypotheses(width: int, height: int) -> list[Hypothesis]:
     """A card that fills the whole picture: the frame's own corners as the card's.
 

@@ -114,11 +114,19 @@ class Recognizer:
         the frame's own pixel coordinates.
         """
         frame = check_frame(frame_bgr)
-        hyps, to_frame = self._hypotheses(frame)
+        hyps, snapped, to_frame = self._hypotheses(frame)
         if not hyps:
             return []
         mats = [to_frame @ h.card_to_work for h in hyps]
         own = self.classifier.classify(np.stack([extract_patch(frame, m) for m in mats]))
+        # A hypothesis moved onto the card's edges replaces the original where it reads a card better.
+        moved = [i for i, s in enumerate(snapped) if s is not None]
+        if moved:
+            alt_mats = [to_frame @ snapped[i].card_to_work for i in moved]
+            alt = self.classifier.classify(np.stack([extract_patch(frame, m) for m in alt_mats]))
+            for k, i in enumerate(moved):
+                if float(alt[k, :_NONE].max()) > float(own[i, :_NONE].max()):
+                    hyps[i], mats[i], own[i] = snapped[i], alt_mats[k], alt[k]
         # The opposite index corner of every hypothesis the first look did not rule out.
         keep = [i for i, h in enumerate(hyps) if h.corner < 0 or own[i, _NONE] < 0.6]
         if not keep:
@@ -156,11 +164,12 @@ class Recognizer:
         For tuning and for tests of the detection half: a card the recogniser
         misses but whose index corner is proposed here was misread, not unseen.
         """
-        hyps, to_frame = self._hypotheses(check_frame(frame_bgr))
-        return [to_frame @ h.card_to_work for h in hyps]
+        hyps, snapped, to_frame = self._hypotheses(check_frame(frame_bgr))
+        return [to_frame @ h.card_to_work for h in hyps + [s for s in snapped if s is not None]]
 
-    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis], np.ndarray]:
-        """Card hypotheses in working pixels, and the map from working to frame pixels."""
+    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis], list[_detect.Hypothesis | None],
+                                                      np.ndarray]:
+        """Card hypotheses in working pixels, each one's snapped rival, and the map from working to frame pixels."""
         h, w = frame.shape[:2]
         scale = min(1.0, self.work_size / max(h, w))
         if max(h, w) * scale < 480:
@@ -204,8 +213,9 @@ class Recognizer:
         hyps = [h for width in widths for h in _detect.hypotheses(outer + inner, width, min_width=0.04 * long_side)]
         hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value, mask))
-        hyps += _detect.frame_hypotheses(ww, wh)
-        return hyps, to_frame
+        snapped = _detect.snap_edges(hyps, value)
+        whole = _detect.frame_hypotheses(ww, wh)
+        return hyps + whole, snapped + [None] * len(whole), to_frame
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float) -> _Candidate | None:
