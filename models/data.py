@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import math
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,13 +27,13 @@ import numpy as np
 
 from companion.cards import ALL_CODES
 from models.decks import Deck
-from vision.classifier import CARD_SIZE, CLASSES, PATCH_SHAPE, extract_patch, rotate_180
+from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE, extract_patch, rotate_180
 from vision.render import STYLES, table_background
 
 NONE = CLASSES.index("none")
 CANVAS = 256
-INDEX_CORE = (4, 4, 52, 104)
-RESTYLED = 0.15  # share of cards drawn on black or tinted stock  # card units: where the rank and small suit sit on most decks
+INDEX_CORE = (4, 4, 52, 104)  # card units: where the rank and small suit sit on most decks
+RESTYLED = 0.15  # share of cards drawn on black or tinted stock
 CW, CH = CARD_SIZE
 
 
@@ -288,7 +289,8 @@ class Synth:
             return None
         label = NONE if covered > 0.5 else CLASSES.index(code)
         canvas = _photometric(canvas, rng)
-        return extract_patch(canvas, jitter(rng, h)), label
+        # Now and then the detector's framing is off by twice as much (a ragged outline on a light table).
+        return extract_patch(canvas, jitter(rng, h, amount=1.0 if rng.random() < 0.7 else 1.8)), label
 
     def negative(self) -> tuple[np.ndarray, int]:
         """Something that is not a readable upright index: table, back, card middle, a turned index."""
@@ -392,6 +394,52 @@ def real_corners(items: list[tuple[Path, str]], rng: np.random.Generator | None,
     y = np.array(ty, np.int64)
     neg = Patches(np.stack(neg_x), np.full(len(neg_x), NONE, np.int64)) if neg_x else Patches.concat([])
     return Patches.concat([Patches(np.stack(tl), y), neg]), Patches(np.stack(br), y.copy())
+
+
+def _boxes(xml_path: Path) -> list[tuple[float, float, float, float]]:
+    """The Pascal VOC boxes (xmin, ymin, xmax, ymax) of an annotation file."""
+    root = ET.parse(xml_path).getroot()
+    return [tuple(float(b.findtext(k, "nan")) for k in ("xmin", "ymin", "xmax", "ymax"))  # type: ignore[misc]
+            for b in root.iter("bndbox")]
+
+
+def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 40) -> Patches:
+    """``none`` patches where the recogniser's own geometry proposes an index on real clutter.
+
+    The photos of ``scene-photos/train`` have every card boxed; a hypothesis
+    whose corner box (either corner) lies wholly outside every box, grown by
+    a tenth, is carpet, wood or furniture that the detector took for a card's
+    corner: the very false alarms the classifier must learn to refuse.
+    """
+    from vision.recognizer import Recognizer, _NoCards
+
+    rec = Recognizer(classifier=_NoCards())
+    x0, y0, x1, y1 = CORNER_BOX
+    box_corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64).T
+    out = []
+    for xml_path in sorted(folder.glob("*.xml")):
+        image = next((cv2.imread(str(p)) for p in (xml_path.with_suffix(".JPG"), xml_path.with_suffix(".jpg"))
+                      if p.is_file()), None)
+        if image is None:
+            continue
+        boxes = []
+        for bx0, by0, bx1, by1 in _boxes(xml_path):
+            gx, gy = 0.1 * (bx1 - bx0), 0.1 * (by1 - by0)
+            boxes.append((bx0 - gx, by0 - gy, bx1 + gx, by1 + gy))
+        found = []
+        for m in rec.propose(image):
+            for corner in (m, rotate_180(m)):
+                q = corner @ box_corners
+                if np.any(np.abs(q[2]) < 1e-9):
+                    continue
+                qx, qy = q[0] / q[2], q[1] / q[2]
+                if all(qx.max() < bx0 or qx.min() > bx1 or qy.max() < by0 or qy.min() > by1
+                       for bx0, by0, bx1, by1 in boxes):
+                    found.append(corner)
+        for k in rng.permutation(len(found))[:per_image].tolist():
+            src = _photometric_light(image, rng) if rng.random() < 0.5 else image
+            out.append(extract_patch(src, jitter(rng, found[k])))
+    return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
 
 
 def _photometric_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:

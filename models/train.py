@@ -23,12 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from models.data import Patches, Synth, real_corners, read_labelled
+from models.data import Patches, Synth, real_corners, read_labelled, scene_negatives
 from models.decks import HELD_OUT, load_all
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE
 
 ROOT = Path(__file__).resolve().parent
 DATA = ROOT.parent.parent / "shared" / "data" / "card-crops"
+SCENES = ROOT.parent.parent / "shared" / "data" / "scene-photos" / "train"
 OUTPUT = ROOT / "cards.onnx"
 CACHE = ROOT / "cache"
 
@@ -137,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="start from these weights (models/cache/last.pt is saved by every run)")
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
+    parser.add_argument("--scenes", type=Path, default=SCENES,
+                        help="boxed photos of cards on clutter, mined for 'none' patches (skipped if missing)")
     args = parser.parse_args(argv)
 
     import torch
@@ -171,7 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     photo_tl, photo_br = real_corners(read_labelled(args.data / "train"), rng, copies=args.real_copies,
                                       negatives=0.5)
     valid_tl, valid_br = real_corners(read_labelled(args.data / "valid"), None)
-    train = Patches.concat([train, photo_tl, photo_br])
+    parts = [train, photo_tl, photo_br]
+    if args.scenes.is_dir():
+        mined = scene_negatives(args.scenes, rng)
+        print(f"    {len(mined.y)} 'none' patches mined from {args.scenes}", flush=True)
+        parts.append(mined)
+    train = Patches.concat(parts)
     counts = np.bincount(train.y, minlength=len(CLASSES))
     print(f"    {len(train.y)} training patches ({counts[-1]} none, {counts[:-1].min()}-{counts[:-1].max()} "
           f"per card); {len(held.y)} held-out synthetic; {len(valid_tl.y)} valid photos",

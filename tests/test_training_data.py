@@ -1,0 +1,41 @@
+"""The training set's real-photo parts, on tiny folders written at test time (no torch needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.data import NONE, scene_negatives
+from vision.classifier import PATCH_SHAPE
+from vision.render import PlacedCard, render_scene
+
+_XML = """<annotation><size><width>{w}</width><height>{h}</height></size>
+<object><name>ten</name><bndbox><xmin>{x0}</xmin><ymin>{y0}</ymin><xmax>{x1}</xmax><ymax>{y1}</ymax></bndbox></object>
+</annotation>"""
+
+
+def _write(folder: Path, name: str, frame: np.ndarray, box: tuple[int, int, int, int]) -> None:
+    cv2.imwrite(str(folder / f"{name}.jpg"), frame)
+    h, w = frame.shape[:2]
+    (folder / f"{name}.xml").write_text(_XML.format(w=w, h=h, x0=box[0], y0=box[1], x1=box[2], y1=box[3]))
+
+
+def test_scene_negatives_come_only_from_outside_the_boxes(tmp_path: Path) -> None:
+    cards = [PlacedCard("TD", (200, 240), 10, 110), PlacedCard("4S", (470, 230), -20, 110)]
+    frame, outlines = render_scene(cards, size=(640, 480), background="wood", noise=2)
+    # Both cards boxed: nothing the detector proposes is a negative.
+    x0, y0 = np.min(np.vstack(outlines), axis=0).astype(int)
+    x1, y1 = np.max(np.vstack(outlines), axis=0).astype(int)
+    _write(tmp_path, "boxed", frame, (x0, y0, x1, y1))
+    assert len(scene_negatives(tmp_path, np.random.default_rng(0)).y) == 0
+    # Only the first card boxed: the second one's corners are proposed, and come back as "none".
+    (tmp_path / "boxed.xml").unlink()
+    (tmp_path / "boxed.jpg").unlink()
+    bx0, by0 = np.min(outlines[0], axis=0).astype(int)
+    bx1, by1 = np.max(outlines[0], axis=0).astype(int)
+    _write(tmp_path, "half", frame, (bx0, by0, bx1, by1))
+    mined = scene_negatives(tmp_path, np.random.default_rng(0), per_image=500)
+    assert len(mined.y) > 0 and set(mined.y.tolist()) == {NONE}
+    assert mined.x.shape[1:] == PATCH_SHAPE + (3,) and mined.x.dtype == np.uint8
