@@ -238,3 +238,18 @@ def test_snap_edges_leaves_a_card_on_a_table_as_white_as_itself() -> None:
     frame = np.full((400, 400, 3), 235, np.uint8)
     hyp = _detect.Hypothesis(np.array([[0.4, 0, 100], [0, 0.4, 100], [0, 0, 1.0]]), 100.0, 0)
     assert _detect.snap_edges([hyp], _detect.whiteness(frame)) == [None]
+
+
+def test_share_of_a_card_within_the_picture() -> None:
+    """A card must lie a third within the picture to be reported: the picture's edge cuts bright
+    things into false corners (the recogniser's ``_MIN_IN_FRAME``)."""
+    from vision.recognizer import _MIN_IN_FRAME, _in_frame
+
+    s = 0.4   # px per card unit: a 100 x 140 px card
+    def card(x: float, y: float) -> np.ndarray:
+        return np.array([[s, 0, x], [0, s, y], [0, 0, 1.0]])
+
+    assert _in_frame(card(100, 100), 640, 480) == 1.0
+    assert _in_frame(card(700, 100), 640, 480) == 0.0
+    assert _in_frame(card(590, 100), 640, 480) >= _MIN_IN_FRAME      # half of it off the right edge
+    assert _in_frame(card(590, 420), 640, 480) < _MIN_IN_FRAME       # only its top-left quarter inside

@@ -36,6 +36,10 @@ _DECISIVE = 0.97
 _AGREED = 0.75
 """... and read alike from both corners this sure to outrank the cards read by their own corners."""
 _CODES = CLASSES[:_NONE]
+_MIN_IN_FRAME = 0.3
+"""A card reported from its own corners must lie this much within the picture: a corner that the
+picture's edge cuts through bright stuff is most often that edge, not a card's."""
+_BODY = np.array([[x, y, 1.0] for x in np.linspace(0, CARD_SIZE[0], 5) for y in np.linspace(0, CARD_SIZE[1], 7)]).T
 _CARD_CORNERS = np.array([[0, 0, 1], [CARD_SIZE[0], 0, 1], [CARD_SIZE[0], CARD_SIZE[1], 1], [0, CARD_SIZE[1], 1]],
                          np.float64).T
 
@@ -145,7 +149,8 @@ class Recognizer:
             if c is None:
                 continue
             if hyps[i].corner >= 0:
-                candidates.append(c)
+                if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
+                    candidates.append(c)
             elif c.corners == 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
                 whole.append(c)
         if whole:
@@ -277,6 +282,14 @@ class Recognizer:
         order = np.argsort(-c.probs)
         alternatives = tuple((_CODES[j], round(float(c.probs[j]), 4)) for j in order[1:4] if c.probs[j] > 0.01)
         return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
+
+
+def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
+    """The share of the card (a 5x7 grid over it) that lies within a ``width`` x ``height`` picture."""
+    p = card_to_frame @ _BODY
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x, y = p[0] / p[2], p[1] / p[2]
+    return float(np.mean((x >= 0) & (x <= width) & (y >= 0) & (y <= height)))
 
 
 def annotate(frame_bgr: np.ndarray, detections: list[Detection]) -> np.ndarray:
