@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from vision import _detect
-from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, extract_patch
+from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, extract_patch, rotate_180
 from vision.detection import Detection
 from vision.recognizer import FrameError, Recognizer, annotate
 from vision.render import PlacedCard, card_face, render_scene
@@ -108,8 +108,9 @@ def fan(codes: list[str], step_deg: float, *, radius: float = 230, pivot=(620, 6
 
 
 def index_corner_proposed(proposals: list[np.ndarray], outline: np.ndarray, width: float) -> bool:
-    """Some proposal puts a card's top-left index corner where this card's is, the right way up."""
-    for m in proposals:
+    """Some proposal puts a card's top-left index corner where this card's is, the right way up
+    (or proposes the card turned half a turn: the recogniser reads both corners of it)."""
+    for m in proposals + [rotate_180(p) for p in proposals]:
         origin = m @ [0, 0, 1]
         x_end = m @ [CARD_SIZE[0], 0, 1]
         if np.hypot(*(origin[:2] / origin[2] - outline[0])) < 0.1 * width \
@@ -253,3 +254,15 @@ def test_share_of_a_card_within_the_picture() -> None:
     assert _in_frame(card(700, 100), 640, 480) == 0.0
     assert _in_frame(card(590, 100), 640, 480) >= _MIN_IN_FRAME      # half of it off the right edge
     assert _in_frame(card(590, 420), 640, 480) < _MIN_IN_FRAME       # only its top-left quarter inside
+
+
+def test_unique_keeps_one_hypothesis_per_card_either_way_round() -> None:
+    """A card proposed from its top-left and from its bottom-right corner is one hypothesis, marked twin."""
+    s = 0.4
+    card = np.array([[s, 0, 100], [0, s, 80], [0, 0, 1.0]])
+    a = _detect.Hypothesis(card, 100.0, 0, measured=1)
+    b = _detect.Hypothesis(rotate_180(card), 100.0, 1)
+    other = _detect.Hypothesis(np.array([[s, 0, 300], [0, s, 80], [0, 0, 1.0]]), 100.0, 2)
+    kept = _detect.unique([b, other, a])
+    assert len(kept) == 2
+    assert kept[0].card_to_work is card and kept[0].twin and not kept[1].twin

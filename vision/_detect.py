@@ -27,7 +27,7 @@ on real tables are each replaced here:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -73,13 +73,16 @@ class Hypothesis:
     ``corner`` is the index of the :class:`Corner` it grew from, or -1 for a
     hypothesis that is the whole frame (a card filling the picture).
     ``measured`` counts the card's edges whose length was measured rather
-    than assumed (0 to 2).
+    than assumed (0 to 2).  ``twin`` is set where the same card turned half
+    a turn was proposed too and dropped (:func:`unique`): its other index
+    corner must then be read even when this one is covered.
     """
 
     card_to_work: np.ndarray
     width: float
     corner: int
     measured: int = 0
+    twin: bool = False
 
 
 def card_mask(value: np.ndarray) -> np.ndarray:
@@ -515,22 +518,40 @@ def _consistent(edge: np.ndarray | None, width: float | None) -> float | None:
 
 
 def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
-    """Drop hypotheses that put the same index corner at the same place, keeping the best measured."""
+    """Drop hypotheses that put the same index corner at the same place, keeping the best measured.
+
+    The same card turned half a turn (its other index corner taken for the
+    top-left one) is the same card too: it is dropped and the one kept is
+    marked ``twin``, so the recogniser reads both corners of one hypothesis
+    instead of the same two corners of two.
+    """
     if not hyps:
         return []
     hyps = sorted(hyps, key=lambda h: -h.measured)
-    origin = np.array([h.card_to_work[:2, 2] for h in hyps])
-    x_axis = np.array([h.card_to_work[:2, 0] for h in hyps])
-    x_axis /= np.linalg.norm(x_axis, axis=1, keepdims=True) + 1e-12
+    mats = np.stack([h.card_to_work for h in hyps])
+    origin = mats[:, :2, 2]
+    far = mats[:, :2, 0] * CARD_SIZE[0] + mats[:, :2, 1] * CARD_SIZE[1] + origin   # the opposite corner
+    x_axis = mats[:, :2, 0] / (np.linalg.norm(mats[:, :2, 0], axis=1, keepdims=True) + 1e-12)
     width = np.array([h.width for h in hyps])
-    gap = np.hypot(*(origin[:, None, :] - origin[None, :, :]).transpose(2, 0, 1))
-    same = (gap < 0.12 * width[None, :]) & (x_axis @ x_axis.T > 0.95) \
-        & (np.abs(width[:, None] - width[None, :]) < 0.15 * width[None, :])
+    alike = np.abs(width[:, None] - width[None, :]) < 0.15 * width[None, :]
+    turn = x_axis @ x_axis.T
+
+    def near(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.hypot(*(a[:, None, :] - b[None, :, :]).transpose(2, 0, 1)) < 0.12 * width[None, :]
+
+    same = near(origin, origin) & (turn > 0.95) & alike
+    turned = near(far, origin) & near(origin, far) & (turn < -0.95) & alike
     kept: list[int] = []
+    twins: set[int] = set()
     for i in range(len(hyps)):
-        if not kept or not same[i, kept].any():
-            kept.append(i)
-    return [hyps[i] for i in kept]
+        if kept and same[i, kept].any():
+            continue
+        twin = [k for k in kept if turned[i, k]]
+        if twin:
+            twins.add(twin[0])
+            continue
+        kept.append(i)
+    return [replace(hyps[i], twin=True) if i in twins else hyps[i] for i in kept]
 
 
 _INDEX_SAMPLES = np.array([[x, y, 1.0] for x in (12, 40, 68) for y in (15, 60, 105)]).T
@@ -687,7 +708,7 @@ def snap_edges(hyps: list[Hypothesis], value: np.ndarray, *, reach: float = 0.12
         moved = mat.copy()
         moved[0, 2] += dx
         moved[1, 2] += dy
-        out.append(Hypothesis(moved, hyp.width, hyp.corner, hyp.measured))
+        out.append(replace(hyp, card_to_work=moved))
     return out
 
 

@@ -132,11 +132,13 @@ class Recognizer:
                 if float(alt[k, :_NONE].max()) > float(own[i, :_NONE].max()):
                     hyps[i], mats[i], own[i] = snapped[i], alt_mats[k], alt[k]
         # The opposite index corner of every hypothesis the first look did not rule out.
-        keep = [i for i, h in enumerate(hyps) if h.corner < 0 or own[i, _NONE] < 0.6]
+        keep = [i for i, h in enumerate(hyps) if h.corner < 0 or h.twin or own[i, _NONE] < 0.6]
         if not keep:
             return []
         # A corner read beyond doubt needs no second look (it halves the classifier's work).
-        second = [k for k, i in enumerate(keep) if hyps[i].corner < 0 or float(own[i, :_NONE].max()) < _DECISIVE]
+        second = [k for k, i in enumerate(keep)
+                  if hyps[i].corner < 0 or (hyps[i].twin and own[i, _NONE] >= 0.6)
+                  or float(own[i, :_NONE].max()) < _DECISIVE]
         other = np.zeros((len(keep), len(CLASSES)), np.float32)
         other[:, _NONE] = 1.0
         if second:
