@@ -187,15 +187,43 @@ def split_overlaps(value: np.ndarray, mask: np.ndarray, filled: np.ndarray, *, m
     return cut
 
 
-def _fit_line(points: np.ndarray, rough: tuple[float, float]) -> tuple[float, float, float, float, float]:
-    """(x0, y0, dx, dy, rms): the least-squares line through a run of outline points, oriented like
-    ``rough``, and the points' root-mean-square distance from it (a card's edge is straight; the
-    outline of wood grain or of a shadow is not)."""
-    dx, dy, x0, y0 = (float(t) for t in cv2.fitLine(points, cv2.DIST_L2, 0, 0.01, 0.01).ravel())
-    if dx * rough[0] + dy * rough[1] < 0:
-        dx, dy = -dx, -dy
-    off = (points[:, 0] - x0) * dy - (points[:, 1] - y0) * dx
-    return x0, y0, dx, dy, float(np.sqrt(np.mean(off * off)))
+class _Runs:
+    """Least-squares lines through runs of one closed outline, each in constant time.
+
+    Prefix sums of x, y, x², y² and xy over the outline (twice round, for
+    runs that wrap) give any run's centroid and covariance by a subtraction;
+    the line is the covariance's main axis and the points' root-mean-square
+    distance from it is the square root of the smaller eigenvalue.  The
+    outline holds hundreds of candidate edges, and a per-edge library call
+    cost more than all the rest of the corner search.
+    """
+
+    def __init__(self, points: np.ndarray) -> None:
+        self.n = len(points)
+        self.origin = points[0].astype(np.float64)
+        local = np.concatenate([points, points]).astype(np.float64) - self.origin
+        x, y = local[:, 0], local[:, 1]
+        sums = np.cumsum(np.stack([x, y, x * x, y * y, x * y], axis=1), axis=0)
+        self.sums = np.vstack([np.zeros((1, 5)), sums])
+
+    def fit(self, a: int, b: int, rough: tuple[float, float]) -> tuple[float, float, float, float, float]:
+        """(x0, y0, dx, dy, rms) of the outline from point ``a`` to point ``b`` (wrapping), a sixth
+        trimmed off each end of a long run (the rounded corners), oriented like ``rough``."""
+        end = b if a <= b else b + self.n
+        length = end - a + 1
+        trim = length // 6 if length > 12 else 0
+        lo, hi = self.sums[[a + trim, end - trim + 1]].tolist()
+        k = end - 2 * trim - a + 1
+        mx, my = (hi[0] - lo[0]) / k, (hi[1] - lo[1]) / k
+        cxx = (hi[2] - lo[2]) / k - mx * mx
+        cyy = (hi[3] - lo[3]) / k - my * my
+        cxy = (hi[4] - lo[4]) / k - mx * my
+        angle = 0.5 * math.atan2(2 * cxy, cxx - cyy)
+        dx, dy = math.cos(angle), math.sin(angle)
+        if dx * rough[0] + dy * rough[1] < 0:
+            dx, dy = -dx, -dy
+        smaller = 0.5 * (cxx + cyy) - math.hypot(0.5 * (cxx - cyy), cxy)
+        return (mx + float(self.origin[0]), my + float(self.origin[1]), dx, dy, math.sqrt(max(smaller, 0.0)))
 
 
 def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[Corner]:
@@ -242,13 +270,13 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
         idx = order[np.searchsorted(keys[order], approx[:, 1].astype(np.int64) * (w + 2) + approx[:, 0])].tolist()
         P, S, SL = poly.tolist(), seg.tolist(), seg_len.tolist()
         fitted: dict[int, tuple[float, float, float, float, float]] = {}
+        runs: list[_Runs] = []   # made on the first edge fitted: most outlines never need one
 
         def edge(i: int) -> tuple[float, float, float, float, float]:
             if i not in fitted:
-                a, b = idx[i], idx[(i + 1) % n]
-                run = pts[a:b + 1] if a <= b else np.concatenate([pts[a:], pts[:b + 1]])
-                trim = len(run) // 6 if len(run) > 12 else 0
-                fitted[i] = _fit_line(run[trim:len(run) - trim], (S[i][0], S[i][1]))
+                if not runs:
+                    runs.append(_Runs(pts))
+                fitted[i] = runs[0].fit(idx[i], idx[(i + 1) % n], (S[i][0], S[i][1]))
             return fitted[i]
 
         ends_used: set[tuple[int, int]] = set()   # (segment, 0 = start / 1 = end) already in a corner
@@ -636,15 +664,14 @@ _SNAP_T = np.linspace(0.1, 0.9, 9)
 
 
 def _bilinear(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """``image`` at the (..., 2) points ``pts``, interpolated; float32."""
+    """``image`` (float32) at the (..., 2) points ``pts``, interpolated."""
     h, w = image.shape
     x = np.clip(pts[..., 0], 0, w - 1.001)
     y = np.clip(pts[..., 1], 0, h - 1.001)
     x0, y0 = x.astype(np.intp), y.astype(np.intp)
     fx, fy = (x - x0).astype(np.float32), (y - y0).astype(np.float32)
-    img = image.astype(np.float32, copy=False)
-    top = img[y0, x0] * (1 - fx) + img[y0, x0 + 1] * fx
-    bottom = img[y0 + 1, x0] * (1 - fx) + img[y0 + 1, x0 + 1] * fx
+    top = image[y0, x0] * (1 - fx) + image[y0, x0 + 1] * fx
+    bottom = image[y0 + 1, x0] * (1 - fx) + image[y0 + 1, x0 + 1] * fx
     return top * (1 - fy) + bottom * fy
 
 
@@ -672,31 +699,30 @@ def snap_edges(hyps: list[Hypothesis], value: np.ndarray, *, reach: float = 0.12
     origin, ex, ey = mats[:, :2, 2], mats[:, :2, 0] * CARD_SIZE[0], mats[:, :2, 1] * CARD_SIZE[1]
     width = np.linalg.norm(ex, axis=1)
     ux, uy = ex / width[:, None], ey / (np.linalg.norm(ey, axis=1)[:, None] + 1e-9)
-    steps = np.arange(-8, 9) / 8.0                                          # offsets, in units of reach
+    # One profile across each edge, in steps of ``gap``; the rise at an offset is the
+    # profile a step inside minus a step outside.
+    gap = np.maximum(1.0, 0.015 * width)
+    half = max(1, round(reach / 0.015))
+    offsets = np.arange(-half - 1, half + 2)                                 # in gaps
+    values = value.astype(np.float32)
+    rows = np.arange(len(hyps))
     shift = np.zeros((len(hyps), 2))
     for along, across in ((ex, uy), (ey, ux)):
-        # Points along the edge (n, 9, 2), moved across it by each offset (n, 17, 9, 2).
-        base = origin[:, None, :] + _SNAP_T[None, :, None] * along[:, None, :]
-        d = (steps[None, :] * reach * width[:, None])                       # (n, 17) px
-        gap = np.maximum(1.0, 0.02 * width)[:, None, None, None]
-        pts = base[:, None, :, :] + d[:, :, None, None] * across[:, None, None, :]
-        inside = pts + gap * across[:, None, None, :]
-        outside = pts - gap * across[:, None, None, :]
-
-        rise = np.median(_bilinear(value, inside) - _bilinear(value, outside), axis=2)   # (n, 17)
-        rows = np.arange(len(hyps))
+        base = origin[:, None, :] + _SNAP_T[None, :, None] * along[:, None, :]          # (n, 9, 2)
+        d = offsets[None, :] * gap[:, None]                                              # (n, 2 half + 3)
+        profile = _bilinear(values, base[:, None, :, :] + d[:, :, None, None] * across[:, None, None, :])
+        rise = np.median(profile[:, 2:] - profile[:, :-2], axis=2)                      # (n, 2 half + 1)
         # The nearest clear edge, not the strongest: beside a covering card's edge the
         # card's own rim may be the weaker step.
         padded = np.pad(rise, ((0, 0), (1, 1)), mode="edge")
         peak = (rise >= padded[:, :-2]) & (rise >= padded[:, 2:]) & (rise >= min_step)
-        nearest = np.where(peak, np.abs(steps)[None, :], np.inf)
-        best = np.argmin(nearest, axis=1)
+        best = np.argmin(np.where(peak, np.abs(offsets[1:-1])[None, :], np.inf), axis=1)
         # A parabola through the best offset and its neighbours: the edge to a fraction of a pixel.
-        at = np.clip(best, 1, len(steps) - 2)
+        at = np.clip(best, 1, rise.shape[1] - 2)
         left, mid, right = rise[rows, at - 1], rise[rows, at], rise[rows, at + 1]
         curve = left - 2 * mid + right
         frac = np.where((curve < 0) & (at == best), 0.5 * (left - right) / np.where(curve < 0, curve, -1.0), 0.0)
-        move = (best - len(steps) // 2 + np.clip(frac, -0.5, 0.5)) * (steps[1] - steps[0]) * reach * width
+        move = (best - half + np.clip(frac, -0.5, 0.5)) * gap
         # Only a clear step, and only beyond the outline's own accuracy (a pixel or so).
         move = np.where((rise[rows, best] >= min_step) & (np.abs(move) >= 1.5), move, 0.0)
         shift += move[:, None] * across
