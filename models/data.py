@@ -161,12 +161,20 @@ def _draw_chips(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     for _ in range(int(rng.integers(1, 4))):
         c = tuple(int(v) for v in rng.integers(0, n, 2))
         r = int(rng.integers(n // 20 + 3, n // 6 + 5))
-        colour = tuple(int(v) for v in rng.integers(0, 256, 3))
+        white = rng.random() < 0.3   # a white chip, its marks coloured
+        colour = tuple(int(v) for v in (rng.integers(215, 250, 3) if white else rng.integers(0, 256, 3)))
+        mark = tuple(int(v) for v in rng.integers(0, 200, 3)) if white else (235, 235, 235)
         cv2.circle(canvas, c, r, colour, -1, cv2.LINE_AA)
         cv2.circle(mask, c, r, 255, -1)
-        for k in range(6):  # the white edge stripes of a poker chip
-            a0 = k * 60 + rng.uniform(0, 10)
-            cv2.ellipse(canvas, c, (r - 2, r - 2), 0, a0, a0 + 18, (235, 235, 235), max(2, r // 5))
+        if rng.random() < 0.5:
+            for k in range(6):  # the edge stripes of a poker chip
+                a0 = k * 60 + rng.uniform(0, 10)
+                cv2.ellipse(canvas, c, (r - 2, r - 2), 0, a0, a0 + 18, mark, max(2, r // 5))
+        else:
+            for k in range(int(rng.integers(4, 9))):  # or the spots along its rim, like pips
+                a = math.radians(k * 360 / 8 + rng.uniform(0, 10))
+                p = (int(c[0] + 0.8 * r * math.cos(a)), int(c[1] + 0.8 * r * math.sin(a)))
+                cv2.circle(canvas, p, max(1, r // 9), mark, -1, cv2.LINE_AA)
         cv2.circle(canvas, c, int(r * 0.6), tuple(min(255, v + 40) for v in colour), 2, cv2.LINE_AA)
     return mask.astype(np.float32) / 255
 
@@ -194,6 +202,11 @@ def _photometric(canvas: np.ndarray, rng: np.random.Generator, *, strength: floa
     light *= np.float32(rng.uniform(1 - 0.45 * strength, 1 + 0.25 * strength))
     gains = rng.uniform(1 - 0.15 * strength, 1 + 0.15 * strength, 3).astype(np.float32)
     img = canvas * light[..., None] * gains
+    if rng.random() < 0.2 * strength:  # over-exposed: the ink washes out towards the paper's white
+        img = 255 - (255 - img) * np.float32(rng.uniform(0.35, 0.75))
+    if rng.random() < 0.15 * strength:  # a pale, greyish camera: colours fade
+        grey = img.mean(axis=2, keepdims=True)
+        img = grey + (img - grey) * np.float32(rng.uniform(0.3, 0.7))
     if rng.random() < 0.3 * strength:  # a glare spot from a lamp
         c = rng.uniform(-0.5, 0.5, 2)
         r = rng.uniform(0.05, 0.4)
