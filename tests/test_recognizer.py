@@ -266,3 +266,9 @@ def test_unique_keeps_one_hypothesis_per_card_either_way_round() -> None:
     kept = _detect.unique([b, other, a])
     assert len(kept) == 2
     assert kept[0].card_to_work is card and kept[0].twin and not kept[1].twin
+
+
+def test_a_card_fills_only_a_picture_of_about_its_shape() -> None:
+    assert len(_detect.frame_hypotheses(224, 224)) == 2       # a dataset crop: an upright card squeezed
+    assert len(_detect.frame_hypotheses(1000, 700)) == 2      # a card lying sideways
+    assert _detect.frame_hypotheses(1280, 720) == []          # a 16:9 camera frame: never one card

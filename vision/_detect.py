@@ -745,9 +745,12 @@ def frame_hypotheses(width: int, height: int) -> list[Hypothesis]:
     outline is visible; the frame's rectangle then stands for the card (for a
     landscape picture, a card lying sideways; a square one is taken as an
     upright card squeezed, as dataset crops are).  The recogniser accepts
-    these only when both index corners are read.
+    these only when both index corners are read.  A picture far longer than
+    a card (a 16:9 camera frame) cannot be filled by one: none then.
     """
     w, h = float(width), float(height)
+    if max(w, h) > 1.6 * min(w, h):
+        return []
     tl, tr, br, bl = (np.array(p) for p in ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h)))
     out = []
     if h >= 0.9 * w:
