@@ -272,3 +272,12 @@ def test_a_card_fills_only_a_picture_of_about_its_shape() -> None:
     assert len(_detect.frame_hypotheses(224, 224)) == 2       # a dataset crop: an upright card squeezed
     assert len(_detect.frame_hypotheses(1000, 700)) == 2      # a card lying sideways
     assert _detect.frame_hypotheses(1280, 720) == []          # a 16:9 camera frame: never one card
+
+
+@pytest.mark.parametrize("offset, turn", [((14, 14), -30), ((14, 14), -20), ((17, 10), -20), ((14, 17), -20)])
+def test_a_card_dropped_askew_on_another_leaves_both(recognizer: Recognizer, offset: tuple[float, float],
+                                                     turn: float) -> None:
+    """Centres a fifth of a card apart, at an angle: two cards, not one found twice."""
+    cards = [PlacedCard("QS", (500, 330), 0, 95), PlacedCard("7H", (500 + offset[0], 330 + offset[1]), turn, 95)]
+    frame, _ = render_scene(cards, background="light_wood", noise=2)
+    assert codes(recognizer.detect(frame)) == ["7H", "QS"]

@@ -36,6 +36,9 @@ _DECISIVE = 0.97
 _AGREED = 0.75
 """... and read alike from both corners this sure to outrank the cards read by their own corners."""
 _CODES = CLASSES[:_NONE]
+_PARALLEL = math.cos(math.radians(8))
+_DISTINCT = 0.9
+"""A candidate read this surely, at more than 8 degrees to a nearby one, is another card."""
 _MIN_IN_FRAME = 0.3
 """A card reported from its own corners must lie this much within the picture: a corner that the
 picture's edge cuts through bright stuff is most often that edge, not a card's."""
@@ -257,7 +260,9 @@ class Recognizer:
         (a card found from its top-left and from its bottom-right corner), or
         when they name the same code within a card's width of each other (one
         card found at two sizes; a second copy of a card so close is no
-        single-deck game).
+        single-deck game).  But a card read surely, lying at an angle to the
+        other, is a card of its own even there: one card dropped askew on
+        another leaves their centres close.
         """
         kept: list[_Candidate] = []
         for c in sorted(candidates, key=lambda c: -c.confidence):
@@ -265,7 +270,10 @@ class Recognizer:
             for k in kept:
                 d = float(np.hypot(*(c.centre - k.centre)))
                 size = max(c.width, k.width)
-                if d < 0.25 * size or (c.code == k.code and d < 1.0 * size):
+                ax, bx = c.card_to_frame[:2, 0], k.card_to_frame[:2, 0]
+                parallel = abs(float(ax @ bx)) / (float(np.linalg.norm(ax) * np.linalg.norm(bx)) + 1e-12)
+                askew = parallel < _PARALLEL and c.confidence >= _DISTINCT
+                if (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size):
                     duplicate = True
                     break
             if not duplicate:
