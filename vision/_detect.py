@@ -157,14 +157,22 @@ def split_overlaps(value: np.ndarray, mask: np.ndarray, filled: np.ndarray, *, m
     a blob of its own, with its own corners; the short edges of pips and
     index characters are left alone.
     """
-    edges = cv2.Canny(value, 25, 60)
-    edges = cv2.bitwise_and(edges, cv2.erode(filled, np.ones((5, 5), np.uint8)))
+    inner = cv2.erode(filled, np.ones((5, 5), np.uint8))
+    # Edges are wanted inside the blobs only: look there alone, blob by blob.
+    edges = np.zeros_like(mask)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
+    h, w = mask.shape
+    for x, y, bw, bh, _ in stats[1:].tolist():
+        if max(bw, bh) < min_line:
+            continue
+        x0, y0, x1, y1 = max(0, x - 12), max(0, y - 12), min(w, x + bw + 12), min(h, y + bh + 12)
+        cv2.max(edges[y0:y1, x0:x1], cv2.Canny(value[y0:y1, x0:x1], 25, 60), dst=edges[y0:y1, x0:x1])
+    edges = cv2.bitwise_and(edges, inner)
     lines = cv2.HoughLinesP(edges, 1, np.pi / 180, threshold=max(8, int(min_line * 0.6)),
                             minLineLength=min_line, maxLineGap=4)
     cut = mask.copy()
     if lines is None:
         return cut
-    h, w = mask.shape
     seg = lines.reshape(-1, 4).astype(np.float64)
     d = seg[:, 2:] - seg[:, :2]
     d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-9
