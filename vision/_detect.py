@@ -160,9 +160,9 @@ def split_overlaps(value: np.ndarray, mask: np.ndarray, filled: np.ndarray, *, m
     inner = cv2.erode(filled, np.ones((5, 5), np.uint8))
     # Edges are wanted inside the blobs only: look there alone, blob by blob.
     edges = np.zeros_like(mask)
-    count, _, stats, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
+    blobs, _ = cv2.findContours(inner, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     h, w = mask.shape
-    for x, y, bw, bh, _ in stats[1:].tolist():
+    for x, y, bw, bh in (cv2.boundingRect(b) for b in blobs):
         if max(bw, bh) < min_line:
             continue
         x0, y0, x1, y1 = max(0, x - 12), max(0, y - 12), min(w, x + bw + 12), min(h, y + bh + 12)
