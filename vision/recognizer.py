@@ -126,8 +126,9 @@ class Recognizer:
             return []
         mats = [to_frame @ h.card_to_work for h in hyps]
         own = self.classifier.classify(np.stack([extract_patch(frame, m) for m in mats]))
-        # A hypothesis moved onto the card's edges replaces the original where it reads a card better.
-        moved = [i for i, s in enumerate(snapped) if s is not None]
+        # A hypothesis moved onto the card's edges replaces the original where it reads a card better
+        # (tried only where the original's read is in doubt).
+        moved = [i for i, s in enumerate(snapped) if s is not None and float(own[i, :_NONE].max()) < _DECISIVE]
         if moved:
             alt_mats = [to_frame @ snapped[i].card_to_work for i in moved]
             alt = self.classifier.classify(np.stack([extract_patch(frame, m) for m in alt_mats]))
@@ -264,21 +265,23 @@ class Recognizer:
         other, is a card of its own even there: one card dropped askew on
         another leaves their centres close.
         """
-        kept: list[_Candidate] = []
+        kept: list[tuple[_Candidate, float, float, float, float]] = []   # candidate, centre, x axis
         for c in sorted(candidates, key=lambda c: -c.confidence):
+            cx, cy = c.centre.tolist()
+            ux, uy = c.card_to_frame[:2, 0].tolist()
+            norm = math.hypot(ux, uy) + 1e-12
+            ux, uy = ux / norm, uy / norm
             duplicate = False
-            for k in kept:
-                d = float(np.hypot(*(c.centre - k.centre)))
+            for k, kx, ky, vx, vy in kept:
+                d = math.hypot(cx - kx, cy - ky)
                 size = max(c.width, k.width)
-                ax, bx = c.card_to_frame[:2, 0], k.card_to_frame[:2, 0]
-                parallel = abs(float(ax @ bx)) / (float(np.linalg.norm(ax) * np.linalg.norm(bx)) + 1e-12)
-                askew = parallel < _PARALLEL and c.confidence >= _DISTINCT
+                askew = abs(ux * vx + uy * vy) < _PARALLEL and c.confidence >= _DISTINCT
                 if (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size):
                     duplicate = True
                     break
             if not duplicate:
-                kept.append(c)
-        return kept
+                kept.append((c, cx, cy, ux, uy))
+        return [k[0] for k in kept]
 
     @staticmethod
     def annotate(frame_bgr: np.ndarray, detections: list[Detection]) -> np.ndarray:
