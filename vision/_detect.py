@@ -261,12 +261,13 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
         if n < 3:
             continue
         poly = approx.astype(np.float64)
-        seg = np.roll(poly, -1, axis=0) - poly
+        nxt = np.concatenate([poly[1:], poly[:1]])   # each vertex's successor round the outline
+        seg = nxt - poly
         seg_len = np.hypot(seg[:, 0], seg[:, 1])
         longs = np.flatnonzero(seg_len >= min_edge).tolist()
         if len(longs) < 2:
             continue
-        area2 = float(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1) * poly[:, 1]))
+        area2 = float(np.sum(poly[:, 0] * nxt[:, 1] - nxt[:, 0] * poly[:, 1]))
         if abs(area2) < 1e-6:
             continue
         # +1 when the blob lies to the left of the outline's direction of travel.
