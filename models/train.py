@@ -6,7 +6,8 @@ on two cores.  Steps, each printing its progress:
 1. rasterise Debian's English-index decks into ``models/cache/faces`` (once);
 2. draw synthetic corner patches from all decks but ``HELD_OUT`` (see
    ``models/data.py``), in two worker processes;
-3. add both corners of every photo in ``card-crops/train`` (jittered, twice);
+3. add both corners of every photo in ``card-crops/train`` (jittered, twice),
+   and ``none`` patches mined from the boxed clutter of ``scene-photos/train``;
 4. train a small CNN (AdamW, one-cycle schedule, label smoothing), reporting
    the held-out decks and ``card-crops/valid`` after each epoch;
 5. export to ONNX with the input normalisation and softmax inside the graph
