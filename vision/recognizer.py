@@ -136,12 +136,15 @@ class Recognizer:
                 if float(alt[k, :_NONE].max()) > float(own[i, :_NONE].max()):
                     hyps[i], mats[i], own[i] = snapped[i], alt_mats[k], alt[k]
         # The opposite index corner of every hypothesis the first look did not rule out.
-        keep = [i for i, h in enumerate(hyps) if h.corner < 0 or h.twin or own[i, _NONE] < 0.6]
+        # A hypothesis whose own corner is covered is still read at its other corner where it is
+        # a card for sure: the other way round proposed too (twin), or an edge measured corner to corner.
+        solid = [h.corner < 0 or h.twin or h.measured >= 1 for h in hyps]
+        keep = [i for i in range(len(hyps)) if solid[i] or own[i, _NONE] < 0.6]
         if not keep:
             return []
         # A corner read beyond doubt needs no second look (it halves the classifier's work).
         second = [k for k, i in enumerate(keep)
-                  if hyps[i].corner < 0 or (hyps[i].twin and own[i, _NONE] >= 0.6)
+                  if hyps[i].corner < 0 or (solid[i] and own[i, _NONE] >= 0.6)
                   or float(own[i, :_NONE].max()) < _DECISIVE]
         other = np.zeros((len(keep), len(CLASSES)), np.float32)
         other[:, _NONE] = 1.0
