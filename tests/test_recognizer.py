@@ -312,3 +312,24 @@ def test_a_solid_hypothesis_is_read_at_its_other_corner_when_its_own_is_covered(
     hyp = _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=measured)
     monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], [None], np.eye(3)))
     assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == found
+
+
+class _Reads:
+    """Reads every patch as ``code`` with probability ``p`` (the rest spread as 'none')."""
+
+    def __init__(self, code: str, p: float) -> None:
+        self.code, self.p = code, p
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, CLASSES.index(self.code)] = self.p
+        out[:, NONE] = 1.0 - self.p
+        return out
+
+
+@pytest.mark.parametrize("code, p, found", [("JK", 0.8, False), ("JK", 0.95, True), ("9H", 0.8, True)])
+def test_a_joker_must_be_read_surely(monkeypatch: pytest.MonkeyPatch, code: str, p: float, found: bool) -> None:
+    rec = Recognizer(classifier=_Reads(code, p))
+    hyp = _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=1)
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], [None], np.eye(3)))
+    assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == ([code] if found else [])

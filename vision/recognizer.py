@@ -36,6 +36,10 @@ _DECISIVE = 0.97
 _AGREED = 0.75
 """... and read alike from both corners this sure to outrank the cards read by their own corners."""
 _CODES = CLASSES[:_NONE]
+_JOKER = _CODES.index("JK")
+_JOKER_CONFIDENCE = 0.9
+"""A Joker must be read this surely: its class, learned from the fewest and most varied designs, is
+where unfamiliar print (a word on a box, a court card's frame) lands, and a pack holds one at most."""
 _PARALLEL = math.cos(math.radians(8))
 _DISTINCT = 0.9
 """A candidate read this surely, at more than 8 degrees to a nearby one, is another card."""
@@ -170,7 +174,9 @@ class Recognizer:
             best = max(whole, key=lambda c: (c.agreed, c.corners, c.confidence))
             if best.agreed and best.confidence >= _AGREED or all(c.confidence <= best.confidence for c in candidates):
                 return [self._detection(best)]
-        return [self._detection(c) for c in self._suppress(candidates) if c.confidence >= self.min_confidence]
+        return [self._detection(c) for c in self._suppress(candidates)
+                if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
+                                    else self.min_confidence)]
 
     def propose(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
         """Every card hypothesis as a card-units-to-frame homography, before the classifier looks.
