@@ -207,16 +207,18 @@ class _Runs:
     """
 
     def __init__(self, points: np.ndarray) -> None:
+        self.points = points
         self.n = len(points)
-        self.origin = points[0].astype(np.float64)
-        local = np.concatenate([points, points]).astype(np.float64) - self.origin
-        x, y = local[:, 0], local[:, 1]
-        sums = np.cumsum(np.stack([x, y, x * x, y * y, x * y], axis=1), axis=0)
-        self.sums = np.vstack([np.zeros((1, 5)), sums])
+        self.ox, self.oy = (float(v) for v in points[0])
+        self.sums: np.ndarray | None = None   # summed on the first fit: most outlines never need one
 
     def fit(self, a: int, b: int, rough: tuple[float, float]) -> tuple[float, float, float, float, float]:
         """(x0, y0, dx, dy, rms) of the outline from point ``a`` to point ``b`` (wrapping), a sixth
         trimmed off each end of a long run (the rounded corners), oriented like ``rough``."""
+        if self.sums is None:
+            local = np.concatenate([self.points, self.points]).astype(np.float64) - (self.ox, self.oy)
+            x, y = local[:, 0], local[:, 1]
+            self.sums = np.vstack([np.zeros((1, 5)), np.cumsum(np.stack([x, y, x * x, y * y, x * y], axis=1), axis=0)])
         end = b if a <= b else b + self.n
         length = end - a + 1
         trim = length // 6 if length > 12 else 0
@@ -231,7 +233,7 @@ class _Runs:
         if dx * rough[0] + dy * rough[1] < 0:
             dx, dy = -dx, -dy
         smaller = 0.5 * (cxx + cyy) - math.hypot(0.5 * (cxx - cyy), cxy)
-        return (mx + float(self.origin[0]), my + float(self.origin[1]), dx, dy, math.sqrt(max(smaller, 0.0)))
+        return mx + self.ox, my + self.oy, dx, dy, math.sqrt(max(smaller, 0.0))
 
 
 def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[Corner]:
@@ -279,13 +281,11 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float) -> list[C
         idx = order[np.searchsorted(keys[order], approx[:, 1].astype(np.int64) * (w + 2) + approx[:, 0])].tolist()
         P, S, SL = poly.tolist(), seg.tolist(), seg_len.tolist()
         fitted: dict[int, tuple[float, float, float, float, float]] = {}
-        runs: list[_Runs] = []   # made on the first edge fitted: most outlines never need one
+        runs = _Runs(pts)
 
         def edge(i: int) -> tuple[float, float, float, float, float]:
             if i not in fitted:
-                if not runs:
-                    runs.append(_Runs(pts))
-                fitted[i] = runs[0].fit(idx[i], idx[(i + 1) % n], (S[i][0], S[i][1]))
+                fitted[i] = runs.fit(idx[i], idx[(i + 1) % n], (S[i][0], S[i][1]))
             return fitted[i]
 
         ends_used: set[tuple[int, int]] = set()   # (segment, 0 = start / 1 = end) already in a corner
@@ -698,9 +698,10 @@ def snap_edges(hyps: list[Hypothesis], value: np.ndarray, *, reach: float = 0.12
     places along the edge, so the ink of the index, which lines only part of
     it, does not count); only a rise of at least ``min_step`` levels counts,
     and a move under a pixel and a half is none, so a card on a table as
-    white as itself, or a well-found one, stays where its outline put it.  Width and height are kept.  Beside a
-    covering card the step found can be that card's, so the recogniser keeps
-    a moved hypothesis only where its corner reads better than the original.
+    white as itself, or a well-found one, stays where its outline put it.
+    Width and height are kept.  Beside a covering card the step found can be
+    that card's, so the recogniser keeps a moved hypothesis only where its
+    corner reads better than the original.
     """
     if not hyps:
         return []

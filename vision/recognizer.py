@@ -129,13 +129,13 @@ class Recognizer:
         if not hyps:
             return []
         mats = [to_frame @ h.card_to_work for h in hyps]
-        own = self.classifier.classify(np.stack([extract_patch(frame, m) for m in mats]))
+        own = self._read(frame, mats)
         # A hypothesis moved onto the card's edges replaces the original where it reads a card better
         # (tried only where the original's read is in doubt).
         moved = [i for i, s in enumerate(snapped) if s is not None and float(own[i, :_NONE].max()) < _DECISIVE]
         if moved:
             alt_mats = [to_frame @ snapped[i].card_to_work for i in moved]
-            alt = self.classifier.classify(np.stack([extract_patch(frame, m) for m in alt_mats]))
+            alt = self._read(frame, alt_mats)
             for k, i in enumerate(moved):
                 if float(alt[k, :_NONE].max()) > float(own[i, :_NONE].max()):
                     hyps[i], mats[i], own[i] = snapped[i], alt_mats[k], alt[k]
@@ -153,8 +153,7 @@ class Recognizer:
         other = np.zeros((len(keep), len(CLASSES)), np.float32)
         other[:, _NONE] = 1.0
         if second:
-            other[second] = self.classifier.classify(
-                np.stack([extract_patch(frame, rotate_180(mats[keep[k]])) for k in second]))
+            other[second] = self._read(frame, [rotate_180(mats[keep[k]]) for k in second])
         px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
         candidates, whole = [], []
         for k, i in enumerate(keep):
@@ -177,6 +176,10 @@ class Recognizer:
         return [self._detection(c) for c in self._suppress(candidates)
                 if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
                                     else self.min_confidence)]
+
+    def _read(self, frame: np.ndarray, cards_to_frame: list[np.ndarray]) -> np.ndarray:
+        """The classifier's probabilities for the index corner of each card homography."""
+        return self.classifier.classify(np.stack([extract_patch(frame, m) for m in cards_to_frame]))
 
     def propose(self, frame_bgr: np.ndarray) -> list[np.ndarray]:
         """Every card hypothesis as a card-units-to-frame homography, before the classifier looks.
