@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -75,7 +76,9 @@ class Hypothesis:
     ``measured`` counts the card's edges whose length was measured rather
     than assumed (0 to 2).  ``twin`` is set where the same card turned half
     a turn was proposed too and dropped (:func:`unique`): its other index
-    corner must then be read even when this one is covered.
+    corner must then be read even when this one is covered.  ``doubtful``
+    marks a card grown at the scene's less likely size
+    (:attr:`CardWidths.doubtful`): its read must be sure.
     """
 
     card_to_work: np.ndarray
@@ -83,6 +86,22 @@ class Hypothesis:
     corner: int
     measured: int = 0
     twin: bool = False
+    doubtful: bool = False
+
+
+class CardWidths(NamedTuple):
+    """A card's width in this frame (working pixels), as :func:`scene_card_widths` reads the edges.
+
+    ``likely`` holds one figure, or two a card's ratio apart that the edges
+    support almost equally.  ``doubtful`` holds the other reading of the
+    same edges where the edges alone support it fairly (a row of cards
+    overlapping by half can show only their long sides, and pairs of them
+    that pass for whole cards): cards are grown at that size only from an
+    edge that fits it, and reported only when read surely.
+    """
+
+    likely: list[float]
+    doubtful: list[float]
 
 
 def card_mask(value: np.ndarray) -> np.ndarray:
@@ -428,7 +447,7 @@ def measure_edges(corners: list[Corner], *, min_length: float) -> None:
             setattr(corners[a], "edge_" + axis, d[a, nearest[a]].copy())
 
 
-def scene_card_widths(corners: list[Corner], *, max_width: float) -> list[float]:
+def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     """The width of a card in this frame, from the edges measured between corners: one figure, or two.
 
     Every measured edge is either a card's width or its height, but which is
@@ -439,14 +458,15 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> list[float]
     double, and where there are any, only their widths may be proposed.  When only
     one kind of edge is visible (every card's lower half lost against a
     bright table, say), the reading a ratio apart explains almost as much:
-    then both are returned and the classifier settles it.  All cards on one
+    then both are likely and the classifier settles it; where only the
+    edges, not the whole cards, speak for it, it is doubtful.  All cards on one
     table are one size at one distance, so this sizes the partly visible
     cards.  No card is wider than ``max_width`` (the straight sides of a
     table are edges too).  Empty when fewer than two edges agree.
     """
     lengths = np.array([float(np.hypot(*e)) for c in corners for e in (c.edge_u, c.edge_v) if e is not None])
     if len(lengths) < 2:
-        return []
+        return CardWidths([], [])
     # A corner whose two edges are in a card's ratio is a stronger witness.
     whole = [min(lu, lv) for lu, lv in ((float(np.hypot(*c.edge_u)), float(np.hypot(*c.edge_v)))
                                         for c in corners if c.edge_u is not None and c.edge_v is not None)
@@ -459,6 +479,7 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> list[float]
     # (Up to max_width / 4.5: beyond that an edge may be a table's side.)
     support = (as_width | as_height) @ np.minimum(lengths, max_width / 4.5)
     support[proposals > max_width] = 0
+    by_edges = support.copy()
     if whole:   # cards seen whole vouch for their own size: nothing else is a card's width
         w_ = np.asarray(whole)
         support[~(np.abs(w_[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]).any(axis=1)] = 0
@@ -466,18 +487,20 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> list[float]
                         @ np.minimum(w_ * (1 + ASPECT), max_width / 4.5))
     best = int(np.argmax(support))
     if support[best] <= 0 or (as_width[best] | as_height[best]).sum() < 2:
-        return []
+        return CardWidths([], [])
 
     def figure(i: int) -> float:
         return float(np.median(np.concatenate([lengths[as_width[i]], lengths[as_height[i]] / ASPECT])))
 
-    out = [figure(best)]
+    out = CardWidths([figure(best)], [])
     for ratio in (ASPECT, 1 / ASPECT):   # the other reading of the same edges
         rival = np.abs(proposals - proposals[best] * ratio) < 0.1 * proposals[best] * ratio
         if rival.any():
             j = int(np.flatnonzero(rival)[np.argmax(support[rival])])
             if support[j] >= 0.75 * support[best] and support[j] > 0:
-                out.append(figure(j))
+                out.likely.append(figure(j))
+            elif by_edges[j] >= 0.6 * by_edges[best] and by_edges[j] > 0:
+                out.doubtful.append(figure(j))
     return out
 
 

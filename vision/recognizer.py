@@ -18,7 +18,7 @@ vision.recognizer.FrameError: frame must be (height, width, 3) BGR, got shape (4
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import cv2
@@ -160,6 +160,8 @@ class Recognizer:
             c = self._combine(own[i], other[k], mats[i], hyps[i].width * px)
             if c is None:
                 continue
+            if hyps[i].doubtful and c.confidence < _SURE:
+                continue
             if hyps[i].corner >= 0:
                 if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
                     candidates.append(c)
@@ -223,8 +225,8 @@ class Recognizer:
         # inside, card prints have short ones aplenty; and the pieces are
         # measured on their own, so that a print's frame inside a card cannot
         # pass for the far end of the card's own edge.
-        if len(widths) == 1:
-            others = cv2.bitwise_not(_detect.lone_cards(mask, widths[0]))
+        if len(widths.likely) == 1:
+            others = cv2.bitwise_not(_detect.lone_cards(mask, widths.likely[0]))
             mask_in, filled_in = cv2.bitwise_and(mask, others), cv2.bitwise_and(filled, others)
         else:
             mask_in, filled_in = mask, filled
@@ -232,8 +234,12 @@ class Recognizer:
         inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
         inner = _detect.contrasted(inner, value, grad, min_contrast=12, edges=1)
         _detect.measure_edges(inner, min_length=0.04 * long_side)
-        widths = widths or _detect.scene_card_widths(inner, max_width=0.45 * long_side) or [None]
-        hyps = [h for width in widths for h in _detect.hypotheses(outer + inner, width, min_width=0.04 * long_side)]
+        if not widths.likely:
+            widths = _detect.scene_card_widths(inner, max_width=0.45 * long_side)
+        corners, min_width = outer + inner, 0.04 * long_side
+        hyps = [h for width in widths.likely or [None] for h in _detect.hypotheses(corners, width, min_width=min_width)]
+        hyps += [replace(h, doubtful=True) for width in widths.doubtful
+                 for h in _detect.hypotheses(corners, width, min_width=min_width) if h.measured]
         hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value, mask))
         snapped = _detect.snap_edges(hyps, value)
