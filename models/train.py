@@ -52,7 +52,7 @@ def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, wor
     return Patches.concat([Patches(x, y) for x, y in parts])
 
 
-def build_net():  # noqa: ANN201 - torch is a training-only import
+def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96)):  # noqa: ANN201 - torch is training-only
     import torch
     from torch import nn
 
@@ -69,10 +69,11 @@ def build_net():  # noqa: ANN201 - torch is a training-only import
         def __init__(self) -> None:
             super().__init__()
             h, w = PATCH_SHAPE
+            a, b, c, d = channels
             self.features = nn.Sequential(
-                *block(3, 16), nn.MaxPool2d(2), *block(16, 32), nn.MaxPool2d(2),
-                *block(32, 64), nn.MaxPool2d(2), *block(64, 96))
-            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * (h // 8) * (w // 8), 128),
+                *block(3, a), nn.MaxPool2d(2), *block(a, b), nn.MaxPool2d(2),
+                *block(b, c), nn.MaxPool2d(2), *block(c, d))
+            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * (h // 8) * (w // 8), 128),
                                       nn.ReLU(inplace=True), nn.Linear(128, len(CLASSES)))
 
         def logits(self, x: torch.Tensor) -> torch.Tensor:
@@ -126,6 +127,14 @@ def export(net, path: Path, sample: np.ndarray) -> None:  # noqa: ANN001
     tmp.unlink()
 
 
+def _channels(text: str) -> tuple[int, int, int, int]:
+    parts = text.split(",")
+    if len(parts) != 4 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"four positive widths separated by commas, got {text!r}")
+    a, b, c, d = (int(p) for p in parts)
+    return a, b, c, d
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=5)
@@ -138,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init", type=Path, default=None,
                         help="start from these weights (models/cache/last.pt is saved by every run)")
     parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--channels", type=_channels, default=(16, 32, 64, 96),
+                        help="the four convolution widths (default 16,32,64,96; the classifier's time grows with them)")
     parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
     parser.add_argument("--scenes", type=Path, default=SCENES,
                         help="boxed photos of cards on clutter, mined for 'none' patches (skipped if missing)")
@@ -187,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
 
     print(f"4/5 training ({time.time() - t0:.0f}s)", flush=True)
-    net = build_net()
+    net = build_net(args.channels)
     if args.init is not None:
         net.load_state_dict(torch.load(args.init))
         print(f"    starting from {args.init}", flush=True)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from models.data import NONE, scene_negatives
+from models.train import _channels
 from vision.classifier import PATCH_SHAPE
 from vision.render import PlacedCard, render_scene
 
@@ -39,3 +42,10 @@ def test_scene_negatives_come_only_from_outside_the_boxes(tmp_path: Path) -> Non
     mined = scene_negatives(tmp_path, np.random.default_rng(0), per_image=500)
     assert len(mined.y) > 0 and set(mined.y.tolist()) == {NONE}
     assert mined.x.shape[1:] == PATCH_SHAPE + (3,) and mined.x.dtype == np.uint8
+
+
+def test_channels_option_takes_four_positive_widths() -> None:
+    assert _channels("24,48,96,128") == (24, 48, 96, 128)
+    for bad in ("16,32,64", "16,32,64,0", "a,b,c,d", "16,32,64,96,128"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _channels(bad)
