@@ -69,6 +69,14 @@ def assert_outline_near(d: Detection, outline: np.ndarray, width: float) -> None
     assert best < 0.15 * width, (d.outline, outline)
 
 
+MICHIGAN_ROWS = [  # code, centre, angle, width: the demo table after 14 plays (seed 7)
+    ("3S", (827.7, 115.2), 177.9, 85.3), ("4S", (1100.8, 547.7), 265.8, 85.3), ("2D", (1100.8, 500.8), 271.8, 85.3),
+    ("3D", (1100.8, 453.9), 264.9, 85.3), ("4D", (452.3, 604.8), 0.4, 85.3), ("5D", (780.8, 115.2), 178.4, 85.3),
+    ("6D", (733.9, 115.2), 174.7, 85.3), ("7D", (686.9, 115.2), 180.1, 85.3), ("8D", (1100.8, 406.9), 264.4, 85.3),
+    ("9D", (499.2, 604.8), -0.8, 85.3), ("2S", (546.1, 604.8), -5.2, 85.3), ("3C", (593.1, 604.8), -4.9, 85.3),
+    ("3H", (640.0, 604.8), -0.9, 85.3), ("4H", (1100.8, 360.0), 273.9, 85.3)]
+
+
 @pytest.mark.parametrize("angle", [0, 30, 90, 145, 200, 271])
 @pytest.mark.parametrize("width", [60, 110])
 def test_single_card_any_rotation_and_scale(recognizer: Recognizer, angle: float, width: float) -> None:
@@ -203,6 +211,17 @@ def test_corners_measure_a_whole_card() -> None:
     assert len(widths.likely) == 1 and math.isclose(widths.likely[0], 120, rel_tol=0.05) and not widths.doubtful
 
 
+def test_rows_of_half_covered_cards_keep_the_true_width_as_doubtful() -> None:
+    """In Michigan's rows no edge is a card's width: the edges favour the card's height
+    (1.4 x 85 px), and the true width is kept as the doubtful reading."""
+    frame, _ = render_scene([PlacedCard(*c) for c in MICHIGAN_ROWS], background="felt", noise=3)
+    corners = _detect.find_corners(_detect.card_mask(_detect.whiteness(frame)), min_edge=11, epsilon=2.8)
+    _detect.measure_edges(corners, min_length=51)
+    widths = _detect.scene_card_widths(corners, max_width=576)
+    assert [round(w / 85.3, 1) for w in widths.likely] == [1.4]
+    assert [round(w / 85.3, 1) for w in widths.doubtful] == [1.0]
+
+
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")
 class TestWithModel:
     """The shipped model end to end on a small synthetic table."""
@@ -235,13 +254,6 @@ class TestWithModel:
         right = len(set(reported) & {c[0] for c in MICHIGAN_ROWS})
         assert right >= 11 and len(reported) - right <= 2, (right, reported)
 
-
-MICHIGAN_ROWS = [  # code, centre, angle, width: the demo table after 14 plays (seed 7)
-    ("3S", (827.7, 115.2), 177.9, 85.3), ("4S", (1100.8, 547.7), 265.8, 85.3), ("2D", (1100.8, 500.8), 271.8, 85.3),
-    ("3D", (1100.8, 453.9), 264.9, 85.3), ("4D", (452.3, 604.8), 0.4, 85.3), ("5D", (780.8, 115.2), 178.4, 85.3),
-    ("6D", (733.9, 115.2), 174.7, 85.3), ("7D", (686.9, 115.2), 180.1, 85.3), ("8D", (1100.8, 406.9), 264.4, 85.3),
-    ("9D", (499.2, 604.8), -0.8, 85.3), ("2S", (546.1, 604.8), -5.2, 85.3), ("3C", (593.1, 604.8), -4.9, 85.3),
-    ("3H", (640.0, 604.8), -0.9, 85.3), ("4H", (1100.8, 360.0), 273.9, 85.3)]
 
 
 @pytest.mark.parametrize("inset", [(6.0, 0.0), (0.0, 7.0), (5.0, -4.0)])
