@@ -113,22 +113,41 @@ class DemoTable:
     # --------------------------------------------------------------- layout
 
     def _seat_geometry(self, player: str) -> tuple[np.ndarray, np.ndarray, float]:
-        """Where ``player``'s row of cards starts, its direction, and the card angle facing him."""
+        """The middle of ``player``'s first row of cards, its direction, and the card angle facing him.
+
+        The player sits where his seat's direction meets the table's edge, so
+        his row runs along that edge (a seat towards a corner, at a table of
+        three, lays along the top or bottom edge, not diagonally off the picture).
+        """
         players = self.sim.players
         w, h = self.size
         step = 2 * math.pi / len(players)
         theta = math.pi / 2 + players.index(player) * step  # the seat's direction from the centre, on screen
-        reach = min(w, h) * 0.34 / max(abs(math.sin(theta)), 1e-6)
-        reach = min(reach, w * 0.36 / max(abs(math.cos(theta)), 1e-6))
+        to_long_edge = min(w, h) * 0.34 / max(abs(math.sin(theta)), 1e-6)
+        to_short_edge = w * 0.36 / max(abs(math.cos(theta)), 1e-6)
+        reach = min(to_long_edge, to_short_edge)
         anchor = np.array([w / 2 + math.cos(theta) * reach, h / 2 + math.sin(theta) * reach])
-        along = np.array([math.sin(theta), -math.cos(theta)])  # each card to the right of the last, as he sees it
-        return anchor, along, math.degrees(theta) - 90.0
+        if to_long_edge <= to_short_edge:
+            facing = math.pi / 2 if math.sin(theta) > 0 else 3 * math.pi / 2
+        else:
+            facing = 0.0 if math.cos(theta) > 0 else math.pi
+        along = np.array([math.sin(facing), -math.cos(facing)])  # each card to the right of the last, as he sees it
+        return anchor, along, math.degrees(facing) - 90.0
 
     def _spot(self, player: str, k: int, width: float) -> tuple[tuple[float, float], float]:
+        """Where ``player``'s ``k``-th card of the hand lies: rows of 9, then 7, 5...
+
+        A seat's zone narrows towards the middle of the table, so each row
+        nearer the middle is shorter and stays in the player's own zone.
+        """
         anchor, along, angle = self._seat_geometry(player)
-        row, col = divmod(k, 9)
+        row, col = 0, k
+        while col >= max(1, 9 - 2 * row):
+            col -= max(1, 9 - 2 * row)
+            row += 1
+        per_row = max(1, 9 - 2 * row)
         towards_centre = -np.array([math.cos(math.radians(angle + 90)), math.sin(math.radians(angle + 90))])
-        pos = anchor + along * (col - 4) * width * 0.55 + towards_centre * row * width * 0.9
+        pos = anchor + along * (col - (per_row - 1) / 2) * width * 0.55 + towards_centre * row * width * 0.9
         jitter = self.rng.uniform(-6, 6)
         return (float(pos[0]), float(pos[1])), angle + jitter
 
