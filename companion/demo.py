@@ -97,6 +97,8 @@ class DemoTable:
         self.sim = SimulatedTable(variant, players, seed=seed)
         self.rng = random.Random(seed)
         self.size = size
+        self.card_width = size[0] / 15
+        """Pixels across a card lying on the drawn table (a fifteenth of the frame)."""
         self.frame_time = 0.0 if speed <= 0 else 1.0 / (fps * speed)
         self.hold_frames = hold_frames
         self.zones = ZoneMap.around_table(list(players), size)
@@ -134,7 +136,7 @@ class DemoTable:
         along = np.array([math.sin(facing), -math.cos(facing)])  # each card to the right of the last, as he sees it
         return anchor, along, math.degrees(facing) - 90.0
 
-    def _spot(self, player: str, k: int, width: float) -> tuple[tuple[float, float], float]:
+    def _spot(self, player: str, k: int) -> tuple[tuple[float, float], float]:
         """Where ``player``'s ``k``-th card of the hand lies: rows of 9, then 7, 5...
 
         A seat's zone narrows towards the middle of the table, so each row
@@ -142,10 +144,10 @@ class DemoTable:
         """
         anchor, along, angle = self._seat_geometry(player)
         row, col = 0, k
-        while col >= max(1, 9 - 2 * row):
-            col -= max(1, 9 - 2 * row)
+        while col >= (per_row := max(1, 9 - 2 * row)):
+            col -= per_row
             row += 1
-        per_row = max(1, 9 - 2 * row)
+        width = self.card_width
         towards_centre = -np.array([math.cos(math.radians(angle + 90)), math.sin(math.radians(angle + 90))])
         pos = anchor + along * (col - (per_row - 1) / 2) * width * 0.55 + towards_centre * row * width * 0.9
         jitter = self.rng.uniform(-6, 6)
@@ -177,9 +179,9 @@ class DemoTable:
 
     def _lay(self, player: str, code: str) -> None:
         """Slide ``code`` into ``player``'s zone under a hand, then let it lie."""
-        width = self.size[0] / 15
+        width = self.card_width
         k = len(self.table.view()["run"]["played"].get(player, []))
-        (x, y), angle = self._spot(player, k, width)
+        (x, y), angle = self._spot(player, k)
         start = np.array([self.size[0] / 2, self.size[1] / 2])
         end = np.array([x, y])
         for t in (0.35, 0.7):

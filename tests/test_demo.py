@@ -14,7 +14,6 @@ def test_a_players_first_sixteen_cards_lie_in_his_zone(tmp_path: Path, players: 
     rows nearer the middle are shorter, since a seat's zone narrows there."""
     with Table.open(tmp_path / "demo.sqlite") as table:
         demo = DemoTable(table, players=players, seed=1, speed=0, detect=lambda frame: [])
-        width = demo.size[0] / 15
         for player in players:
-            zones = [demo.zones.zone_at(demo._spot(player, k, width)[0]) for k in range(16)]
+            zones = [demo.zones.zone_at(demo._spot(player, k)[0]) for k in range(16)]
             assert zones == [player] * 16
