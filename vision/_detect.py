@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import cv2
@@ -241,7 +242,7 @@ class _Runs:
         end = b if a <= b else b + self.n
         length = end - a + 1
         trim = length // 6 if length > 12 else 0
-        lo, hi = self.sums[[a + trim, end - trim + 1]].tolist()
+        lo, hi = self.sums[a + trim].tolist(), self.sums[end - trim + 1].tolist()
         k = end - 2 * trim - a + 1
         mx, my = (hi[0] - lo[0]) / k, (hi[1] - lo[1]) / k
         cxx = (hi[2] - lo[2]) / k - mx * mx
@@ -504,7 +505,7 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     return out
 
 
-def _affine(point: np.ndarray, x_axis: np.ndarray, y_axis: np.ndarray) -> np.ndarray:
+def _affine(point: Sequence[float], x_axis: Sequence[float], y_axis: Sequence[float]) -> np.ndarray:
     """Card units -> pixels, with the card's full x and y edges given as pixel vectors."""
     cw, ch = CARD_SIZE
     return np.array([[x_axis[0] / cw, y_axis[0] / ch, point[0]],
@@ -524,45 +525,53 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float) 
     else from what is visible of its edges (never under ``min_width``).
     """
     out: list[Hypothesis] = []
+    # Plain floats: a frame holds hundreds of corners, and numpy's per-call cost on 2-vectors
+    # was most of this function's time.
     for i, c in enumerate(corners):
-        lu = _consistent(c.edge_u, width)
-        lv = _consistent(c.edge_v, width)
-        index: tuple[np.ndarray, np.ndarray] | None = None   # (x edge, y edge) if an index corner
-        plain: tuple[np.ndarray, np.ndarray] | None = None   # (short edge along v, long edge along u)
+        eu = None if c.edge_u is None else tuple(c.edge_u.tolist())
+        ev = None if c.edge_v is None else tuple(c.edge_v.tolist())
+        (ux, uy), (vx, vy) = c.u.tolist(), c.v.tolist()
+        lu = _consistent(eu, width)
+        lv = _consistent(ev, width)
+        index: tuple[Sequence[float], Sequence[float]] | None = None   # (x edge, y edge) if an index corner
+        plain: tuple[Sequence[float], Sequence[float]] | None = None   # (short edge along v, long edge along u)
         measured = (lu is not None) + (lv is not None)
         if lu is not None and lv is not None:
             if lv >= 1.15 * lu:
-                index = (c.edge_u, c.edge_v)
+                index = (eu, ev)
             elif lu >= 1.15 * lv:
-                plain = (c.edge_v, c.edge_u)
+                plain = (ev, eu)
             else:
                 measured = 0
         elif lu is not None:
             if width is None or lu < 1.2 * width:
-                index = (c.edge_u, c.v * lu * ASPECT)
+                index = (eu, (vx * (lu * ASPECT), vy * (lu * ASPECT)))
             if width is None or lu > 1.15 * width:
-                plain = (c.v * (lu / ASPECT if width is None else width), c.edge_u)
+                w = lu / ASPECT if width is None else width
+                plain = ((vx * w, vy * w), eu)
         elif lv is not None:
             if width is None or lv > 1.15 * width:
-                index = (c.u * (lv / ASPECT if width is None else width), c.edge_v)
+                w = lv / ASPECT if width is None else width
+                index = ((ux * w, uy * w), ev)
             if width is None or lv < 1.2 * width:
-                plain = (c.edge_v, c.u * lv * ASPECT)
+                plain = (ev, (ux * (lv * ASPECT), uy * (lv * ASPECT)))
         if index is None and plain is None and measured == 0:
             # No length is known.  (A visible edge longer than a card proves
             # nothing: in a spread, the tops of all the cards make one line.)
             w = width or max(min_width, min(c.seen_u, c.seen_v / ASPECT))
-            index = (c.u * w, c.v * w * ASPECT)
+            index = ((ux * w, uy * w), (vx * (w * ASPECT), vy * (w * ASPECT)))
             w = width or max(min_width, min(c.seen_v, c.seen_u / ASPECT))
-            plain = (c.v * w, c.u * w * ASPECT)
+            plain = ((vx * w, vy * w), (ux * (w * ASPECT), uy * (w * ASPECT)))
+        px, py = c.point.tolist()
         if index is not None:
-            out.append(Hypothesis(_affine(c.point, *index), float(np.hypot(*index[0])), i, measured))
+            out.append(Hypothesis(_affine((px, py), *index), math.hypot(*index[0]), i, measured))
         if plain is not None:
-            short, long_ = plain
-            out.append(Hypothesis(_affine(c.point + short, -short, long_), float(np.hypot(*short)), i, measured))
+            (sx, sy), long_ = plain
+            out.append(Hypothesis(_affine((px + sx, py + sy), (-sx, -sy), long_), math.hypot(sx, sy), i, measured))
     return out
 
 
-def _consistent(edge: np.ndarray | None, width: float | None) -> float | None:
+def _consistent(edge: Sequence[float] | None, width: float | None) -> float | None:
     """The edge's length, unless it fits neither a card's width nor its height in this scene.
 
     An edge "measured" to a false corner, such as the point where a card's
@@ -570,7 +579,7 @@ def _consistent(edge: np.ndarray | None, width: float | None) -> float | None:
     """
     if edge is None:
         return None
-    length = float(np.hypot(*edge))
+    length = math.hypot(*edge)
     if width is not None and not (abs(length - width) < 0.15 * width
                                   or abs(length - ASPECT * width) < 0.15 * ASPECT * width):
         return None
@@ -596,22 +605,25 @@ def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
     alike = np.abs(width[:, None] - width[None, :]) < 0.15 * width[None, :]
     turn = x_axis @ x_axis.T
 
+    reach2 = (0.12 * width[None, :]) ** 2
+
     def near(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.hypot(*(a[:, None, :] - b[None, :, :]).transpose(2, 0, 1)) < 0.12 * width[None, :]
+        d = a[:, None, :] - b[None, :, :]
+        return d[..., 0] ** 2 + d[..., 1] ** 2 < reach2
 
     same = near(origin, origin) & (turn > 0.95) & alike
     turned = near(far, origin) & near(origin, far) & (turn < -0.95) & alike
-    kept: list[int] = []
+    kept = np.zeros(len(hyps), bool)
     twins: set[int] = set()
     for i in range(len(hyps)):
-        if kept and same[i, kept].any():
+        if (same[i] & kept).any():
             continue
-        twin = [k for k in kept if turned[i, k]]
-        if twin:
-            twins.add(twin[0])
+        twin = np.flatnonzero(turned[i] & kept)
+        if len(twin):
+            twins.add(int(twin[0]))   # the first kept, as kept ones are in order
             continue
-        kept.append(i)
-    return [replace(hyps[i], twin=True) if i in twins else hyps[i] for i in kept]
+        kept[i] = True
+    return [replace(hyps[i], twin=True) if i in twins else hyps[i] for i in np.flatnonzero(kept).tolist()]
 
 
 _INDEX_SAMPLES = np.array([[x, y, 1.0] for x in (12, 40, 68) for y in (15, 60, 105)]).T
