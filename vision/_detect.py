@@ -27,8 +27,8 @@ on real tables are each replaced here:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import cv2
