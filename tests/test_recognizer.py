@@ -141,6 +141,26 @@ def test_every_index_in_a_fan_or_spread_is_proposed(recognizer: Recognizer, layo
     assert sum(found) >= (5 if layout == "fan" else 4), found
 
 
+@pytest.mark.parametrize("light", ["dim", "warm"])
+@pytest.mark.parametrize("style", ["light_wood", "felt"])
+def test_a_dim_room_or_a_warm_lamp(recognizer: Recognizer, light: str, style: str) -> None:
+    """Half the light, or a tungsten tint, leaves the cards at 130 grey or yellow: still cards."""
+    cards = [PlacedCard("AS", (300, 300), 10, 90), PlacedCard("KH", (700, 350), -25, 90),
+             PlacedCard("7C", (1000, 500), 95, 90)]
+    frame, _ = render_scene(cards, background=style, noise=2)
+    gain = {"dim": (0.5, 0.5, 0.5), "warm": (0.7, 0.95, 1.1)}[light]
+    frame = np.clip(frame * np.array(gain), 0, 255).astype(np.uint8)
+    assert codes(recognizer.detect(frame)) == ["7C", "AS", "KH"]
+
+
+def test_white_balance_leaves_a_well_lit_frame_alone() -> None:
+    frame, _ = render_scene([PlacedCard("AS", (300, 300), 10, 90)], background="wood", noise=2)
+    assert _detect.white_balanced(frame) is frame
+    dim = (frame // 2).astype(np.uint8)
+    restored = _detect.white_balanced(dim)
+    assert np.percentile(restored, 99.9) >= 250 and restored.mean() > 1.8 * dim.mean()
+
+
 def test_card_backs_are_ignored(recognizer: Recognizer) -> None:
     cards = [PlacedCard("4C", (400, 360), 0, 90), PlacedCard("8D", (800, 360), 20, 90, face_up=False),
              PlacedCard("9D", (900, 400), 10, 90, face_up=False)]
@@ -220,6 +240,38 @@ def test_rows_of_half_covered_cards_keep_the_true_width_as_doubtful() -> None:
     widths = _detect.scene_card_widths(corners, max_width=576)
     assert [round(w / 85.3, 1) for w in widths.likely] == [1.4]
     assert [round(w / 85.3, 1) for w in widths.doubtful] == [1.0]
+
+
+def _witness(point: tuple[float, float], width: float, height: float) -> _detect.Corner:
+    """An upright corner whose two edges were measured: ``width`` along u, ``height`` along v."""
+    return _detect.Corner(np.array(point), np.array([1.0, 0.0]), np.array([0.0, 1.0]), width, height,
+                          edge_u=np.array([width, 0.0]), edge_v=np.array([0.0, height]))
+
+
+def _edge(point: tuple[float, float], length: float) -> _detect.Corner:
+    """A corner with one edge measured (``length`` along u) and the other seen only in part."""
+    return _detect.Corner(np.array(point), np.array([1.0, 0.0]), np.array([0.0, 1.0]), length, 10.0,
+                          edge_u=np.array([length, 0.0]))
+
+
+def test_a_rectangle_larger_than_any_card_is_no_witness() -> None:
+    """A light table in a portrait picture: its corner's edges are in a card's ratio, but it is
+    wider than a card can be, so the cards' own edges size them."""
+    corners = [_witness((0, 0), 444, 572)] + [_edge((100 * k, 300), 60) for k in range(6)] \
+        + [_edge((100 * k, 400), 84) for k in range(6)]
+    widths = _detect.scene_card_widths(corners, max_width=432)
+    assert [round(w) for w in widths.likely] == [60]
+
+
+def test_a_lone_witness_rules_but_the_edges_keep_their_reading_as_doubtful() -> None:
+    """One corner in a card's ratio (a box on the table?) against a dozen card edges: its size
+    is proposed first, and the edges' own stays doubtful.  Two such corners agreeing settle it."""
+    edges = [_edge((100 * k, 300), 60) for k in range(6)] + [_edge((100 * k, 400), 84) for k in range(6)]
+    lone = _detect.scene_card_widths(edges + [_witness((0, 0), 233, 322)], max_width=432)
+    assert [round(w, -1) for w in lone.likely] == [230] and [round(w) for w in lone.doubtful] == [60]
+    agreed = _detect.scene_card_widths(edges + [_witness((0, 0), 233, 322), _witness((500, 500), 232, 321)],
+                                       max_width=432)
+    assert [round(w, -1) for w in agreed.likely] == [230] and not agreed.doubtful
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")

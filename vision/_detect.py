@@ -94,11 +94,13 @@ class CardWidths(NamedTuple):
     """A card's width in this frame (working pixels), as :func:`scene_card_widths` reads the edges.
 
     ``likely`` holds one figure, or two a card's ratio apart that the edges
-    support almost equally.  ``doubtful`` holds the other reading of the
-    same edges where the edges alone support it fairly (a row of cards
-    overlapping by half can show only their long sides, and pairs of them
-    that pass for whole cards): cards are grown at that size only from an
-    edge that fits it, and reported only when read surely.
+    support almost equally.  ``doubtful`` holds the other readings where
+    the edges alone support them fairly: the other reading of the same
+    edges (a row of cards overlapping by half can show only their long
+    sides, and pairs of them that pass for whole cards), or the edges' own
+    best where a lone whole-card witness overruled it.  Cards are grown at
+    a doubtful size only from an edge that fits it, and reported only when
+    read surely.
     """
 
     likely: list[float]
@@ -126,6 +128,28 @@ def card_mask(value: np.ndarray) -> np.ndarray:
     c = max(3, (max(h, w) // 200) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (c, c)))
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+_WHITE_ENOUGH = 200
+
+
+def white_balanced(work_bgr: np.ndarray) -> np.ndarray:
+    """The frame with each channel stretched so that its brightest pixels (a card's face) reach 255.
+
+    Every threshold below is in levels of an evenly lit, neutral picture; a
+    dim room or a warm lamp leaves the cards at 140 or tints them yellow, and
+    the card mask then finds nothing.  The white point of each channel is its
+    99.9th percentile (a card covers a hundredth of a camera frame, so the
+    table's own brightness cannot set it); the frame is only ever brightened,
+    by at most four times.  A frame whose every channel reaches ``_WHITE_ENOUGH``
+    is returned as it is: stretching a well-lit frame only lifts the table.
+    """
+    white = np.percentile(work_bgr[::3, ::3].reshape(-1, 3), 99.9, axis=0)
+    if white.min() >= _WHITE_ENOUGH:
+        return work_bgr
+    gain = np.clip(255.0 / np.maximum(white, 1.0), 1.0, 4.0)
+    lut = np.clip(np.arange(256.0)[:, None] * gain[None, :], 0, 255).astype(np.uint8)
+    return cv2.LUT(work_bgr, lut.reshape(256, 1, 3))
 
 
 def whiteness(work_bgr: np.ndarray) -> np.ndarray:
@@ -456,7 +480,10 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     readings; the proposal that explains the most edge length (as widths or
     as heights, within 10%) wins, and the edges it explains give the figure.
     Corners whose two edges are in a card's ratio (cards seen whole) count
-    double, and where there are any, only their widths may be proposed.  When only
+    double; where two of them agree on a size, only such sizes may be
+    proposed, and so it is with a lone one; but that may be a chance
+    rectangle (a box, the gap between cards, a light table's rim), so the
+    edges' own best reading is then kept as doubtful.  When only
     one kind of edge is visible (every card's lower half lost against a
     bright table, say), the reading a ratio apart explains almost as much:
     then both are likely and the classifier settles it; where only the
@@ -471,7 +498,7 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     # A corner whose two edges are in a card's ratio is a stronger witness.
     whole = [min(lu, lv) for lu, lv in ((float(np.hypot(*c.edge_u)), float(np.hypot(*c.edge_v)))
                                         for c in corners if c.edge_u is not None and c.edge_v is not None)
-             if 1.28 <= max(lu, lv) / max(min(lu, lv), 1e-6) <= 1.52]
+             if 1.28 <= max(lu, lv) / max(min(lu, lv), 1e-6) <= 1.52 and min(lu, lv) <= max_width]
     proposals = np.concatenate([lengths, lengths / ASPECT])
     as_width = np.abs(lengths[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]
     as_height = np.abs(lengths[None, :] - ASPECT * proposals[:, None]) < 0.1 * ASPECT * proposals[:, None]
@@ -481,11 +508,19 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     support = (as_width | as_height) @ np.minimum(lengths, max_width / 4.5)
     support[proposals > max_width] = 0
     by_edges = support.copy()
-    if whole:   # cards seen whole vouch for their own size: nothing else is a card's width
+    lone: np.ndarray | None = None
+    if whole:
         w_ = np.asarray(whole)
-        support[~(np.abs(w_[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]).any(axis=1)] = 0
-        support += 2 * ((np.abs(w_[None, :] - proposals[:, None]) < 0.1 * proposals[:, None])
-                        @ np.minimum(w_ * (1 + ASPECT), max_width / 4.5))
+        fits = np.abs(w_[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]
+        weight = 2 * (fits @ np.minimum(w_ * (1 + ASPECT), max_width / 4.5))
+        # Cards seen whole vouch for their own size: nothing else is a card's width.  But where
+        # no two agree (a card seen whole shows four such corners), one may be a chance
+        # rectangle of the table (a box, the gap between cards): the edges' own best reading
+        # then stays, as doubtful.
+        if ((np.abs(w_[:, None] - w_[None, :]) < 0.1 * w_[None, :]).sum(axis=1) < 2).all():
+            lone = np.where(proposals <= max_width, support + weight, 0)
+        support[~fits.any(axis=1)] = 0
+        support += weight
     best = int(np.argmax(support))
     if support[best] <= 0 or (as_width[best] | as_height[best]).sum() < 2:
         return CardWidths([], [])
@@ -494,6 +529,10 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
         return float(np.median(np.concatenate([lengths[as_width[i]], lengths[as_height[i]] / ASPECT])))
 
     out = CardWidths([figure(best)], [])
+    if lone is not None:
+        k = int(np.argmax(lone))
+        if abs(proposals[k] - proposals[best]) >= 0.1 * proposals[best]:
+            out.doubtful.append(figure(k))
     for ratio in (ASPECT, 1 / ASPECT):   # the other reading of the same edges
         rival = np.abs(proposals - proposals[best] * ratio) < 0.1 * proposals[best] * ratio
         if rival.any():

@@ -1,0 +1,106 @@
+"""Precision and recall of the recogniser when the photos are taken otherwise.
+
+    python scripts/eval_conditions.py FOLDER [--only dim,warm] [--json]
+
+Every image of a labelled folder (``spec/LABELS.md``) is read as it is, then
+again under one change at a time, each a thing a real table does to a camera:
+
+* ``dim``: 55% of the light (an evening kitchen);
+* ``warm``: blue down, red up (a tungsten lamp);
+* ``portrait``: turned a quarter (a camera mounted the other way);
+* ``camera``: shrunk to 1280 pixels wide (the live frame's size);
+* ``webcam``: shrunk to 1280 and saved as JPEG at quality 40 (a cheap webcam);
+* ``blur``: out of focus (a Gaussian of 2.5 pixels).
+
+A recogniser tuned to the development photos' light and framing falls
+apart under these; the figures show how far it depends on them.  Labels
+name cards, not places, so every change keeps them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.detection import Detection  # noqa: E402
+from vision.evaluate import LabelsError, evaluate, read_labels  # noqa: E402
+
+
+def _camera(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    return frame if w <= 1280 else cv2.resize(frame, (1280, round(h * 1280 / w)), interpolation=cv2.INTER_AREA)
+
+
+def _webcam(frame: np.ndarray) -> np.ndarray:
+    ok, data = cv2.imencode(".jpg", _camera(frame), [cv2.IMWRITE_JPEG_QUALITY, 40])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+def _gain(frame: np.ndarray, bgr: tuple[float, float, float]) -> np.ndarray:
+    return np.clip(frame * np.array(bgr, np.float32), 0, 255).astype(np.uint8)
+
+
+CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "as taken": lambda f: f,
+    "dim": lambda f: _gain(f, (0.55, 0.55, 0.55)),
+    "warm": lambda f: _gain(f, (0.75, 0.95, 1.1)),
+    "portrait": lambda f: cv2.rotate(f, cv2.ROTATE_90_CLOCKWISE),
+    "camera": _camera,
+    "webcam": _webcam,
+    "blur": lambda f: cv2.GaussianBlur(f, (0, 0), 2.5),
+}
+
+
+class Changed:
+    """A recogniser that sees every frame through one of the ``CONDITIONS``."""
+
+    def __init__(self, recognizer: object, change: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.recognizer, self.change = recognizer, change
+
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        return self.recognizer.detect(self.change(frame))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", type=Path, help="a labelled image folder (spec/LABELS.md)")
+    parser.add_argument("--only", default=",".join(CONDITIONS),
+                        help="comma-separated conditions (default: all): " + ", ".join(CONDITIONS))
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    chosen = [c.strip() for c in args.only.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in CONDITIONS]
+    if unknown:
+        parser.error(f"unknown condition(s) {', '.join(unknown)}; choose from {', '.join(CONDITIONS)}")
+
+    from vision.classifier import CardClassifier
+    from vision.recognizer import Recognizer
+
+    try:
+        labels = read_labels(args.folder)
+        recognizer = Recognizer(classifier=CardClassifier())
+    except (LabelsError, ValueError) as exc:
+        print(f"eval_conditions: {exc}", file=sys.stderr)
+        return 2
+    results = {}
+    for name in chosen:
+        r = evaluate(args.folder, Changed(recognizer, CONDITIONS[name]), labels)
+        results[name] = {k: r[k] for k in ("images", "cards", "precision", "recall", "exact")}
+        if not args.json:
+            print(f"{name:9s} precision {r['precision']:.3f}   recall {r['recall']:.3f}   "
+                  f"exact {r['exact']:.3f}   ({r['images']} images, {r['cards']} cards)", flush=True)
+    if args.json:
+        print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
