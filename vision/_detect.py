@@ -144,7 +144,7 @@ def white_balanced(work_bgr: np.ndarray) -> np.ndarray:
     by at most four times.  A frame whose every channel reaches ``_WHITE_ENOUGH``
     is returned as it is: stretching a well-lit frame only lifts the table.
     """
-    white = np.percentile(work_bgr[::3, ::3].reshape(-1, 3), 99.9, axis=0)
+    white = np.percentile(work_bgr[::6, ::6].reshape(-1, 3), 99.9, axis=0)   # 1 pixel in 36: 0.7 ms
     if white.min() >= _WHITE_ENOUGH:
         return work_bgr
     gain = np.clip(255.0 / np.maximum(white, 1.0), 1.0, 4.0)
