@@ -141,24 +141,25 @@ def test_every_index_in_a_fan_or_spread_is_proposed(recognizer: Recognizer, layo
     assert sum(found) >= (5 if layout == "fan" else 4), found
 
 
-@pytest.mark.parametrize("light", ["dim", "warm"])
-@pytest.mark.parametrize("style", ["light_wood", "felt"])
-def test_a_dim_room_or_a_warm_lamp(recognizer: Recognizer, light: str, style: str) -> None:
-    """Half the light, or a tungsten tint, leaves the cards at 130 grey or yellow: still cards."""
+@pytest.mark.parametrize("style", ["light_wood", "felt", "dark_wood"])
+def test_a_dim_room(recognizer: Recognizer, style: str) -> None:
+    """Half the light leaves the cards at 128 grey, under the card mask's margin: still cards."""
     cards = [PlacedCard("AS", (300, 300), 10, 90), PlacedCard("KH", (700, 350), -25, 90),
              PlacedCard("7C", (1000, 500), 95, 90)]
     frame, _ = render_scene(cards, background=style, noise=2)
-    gain = {"dim": (0.5, 0.5, 0.5), "warm": (0.7, 0.95, 1.1)}[light]
-    frame = np.clip(frame * np.array(gain), 0, 255).astype(np.uint8)
-    assert codes(recognizer.detect(frame)) == ["7C", "AS", "KH"]
+    assert codes(recognizer.detect(frame // 2)) == ["7C", "AS", "KH"]
 
 
-def test_white_balance_leaves_a_well_lit_frame_alone() -> None:
-    frame, _ = render_scene([PlacedCard("AS", (300, 300), 10, 90)], background="wood", noise=2)
-    assert _detect.white_balanced(frame) is frame
-    dim = (frame // 2).astype(np.uint8)
-    restored = _detect.white_balanced(dim)
-    assert np.percentile(restored, 99.9) >= 250 and restored.mean() > 1.8 * dim.mean()
+def test_only_a_dim_frame_is_brightened() -> None:
+    frame, _ = render_scene([PlacedCard("AS", (300, 300), 10, 90)], background="dark_wood", noise=2)
+    assert _detect.brightened(frame) is frame
+    dim = frame // 2
+    assert np.percentile(_detect.brightened(dim), 99.9) >= 250
+    # An empty light table is the brightest thing in its picture: lifting its grain to white would
+    # make it all card edges, so its middle is never lifted beyond _TABLE_AT_MOST.
+    empty, _ = render_scene([], background="light_wood", noise=2)
+    lifted = _detect.brightened(empty // 2)
+    assert np.median(lifted.max(axis=2)) <= _detect._TABLE_AT_MOST + 2
 
 
 def test_card_backs_are_ignored(recognizer: Recognizer) -> None:

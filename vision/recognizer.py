@@ -211,7 +211,7 @@ class Recognizer:
         # Pixel centres: frame x = (work x + 0.5) / sx - 0.5.
         to_frame = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
         long_side = max(wh, ww)
-        value = _detect.whiteness(_detect.white_balanced(work))
+        value = _detect.whiteness(_detect.brightened(work))
         mask = _detect.card_mask(value)
         min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
         filled = _detect.fill_holes(mask)
