@@ -396,7 +396,7 @@ def test_a_solid_hypothesis_is_read_at_its_other_corner_when_its_own_is_covered(
     sends the recogniser to the other one; an unmeasured guess is dropped (it is mostly clutter)."""
     rec = Recognizer(classifier=_CoveredOwnCorner())
     hyp = _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=measured)
-    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], [None], np.eye(3)))
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
     assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == found
 
 
@@ -417,5 +417,5 @@ class _Reads:
 def test_a_joker_must_be_read_surely(monkeypatch: pytest.MonkeyPatch, code: str, p: float, found: bool) -> None:
     rec = Recognizer(classifier=_Reads(code, p))
     hyp = _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=1)
-    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], [None], np.eye(3)))
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
     assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == ([code] if found else [])

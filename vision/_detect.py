@@ -150,8 +150,9 @@ def brightened(work_bgr: np.ndarray) -> np.ndarray:
     warm table's tint away, turns the grain into hundreds of false card
     edges.
     """
-    brightest = work_bgr[::6, ::6].max(axis=2)           # 1 pixel in 36: 0.5 ms a 960x540 frame
-    white, median = np.percentile(brightest, [99.9, 50])
+    brightest = work_bgr[::6, ::6].max(axis=2)           # 1 pixel in 36 is plenty
+    share = np.cumsum(np.bincount(brightest.ravel(), minlength=256)) / brightest.size
+    white, median = (int(v) for v in np.searchsorted(share, [0.999, 0.5]))
     if white >= _WHITE_ENOUGH:
         return work_bgr
     gain = min(4.0, 255.0 / max(white, 1.0), max(1.0, _TABLE_AT_MOST / max(median, 1.0)))

@@ -125,20 +125,21 @@ class Recognizer:
         the frame's own pixel coordinates.
         """
         frame = check_frame(frame_bgr)
-        hyps, snapped, to_frame = self._hypotheses(frame)
+        hyps, value, to_frame = self._hypotheses(frame)
         if not hyps:
             return []
         mats = [to_frame @ h.card_to_work for h in hyps]
         own = self._read(frame, mats)
         # A hypothesis moved onto the card's edges replaces the original where it reads a card better
         # (tried only where the original's read is in doubt).
-        moved = [i for i, s in enumerate(snapped) if s is not None and float(own[i, :_NONE].max()) < _DECISIVE]
+        doubt = [i for i, h in enumerate(hyps) if h.corner >= 0 and float(own[i, :_NONE].max()) < _DECISIVE]
+        moved = [(i, s) for i, s in zip(doubt, _detect.snap_edges([hyps[i] for i in doubt], value)) if s is not None]
         if moved:
-            alt_mats = [to_frame @ snapped[i].card_to_work for i in moved]
+            alt_mats = [to_frame @ s.card_to_work for _, s in moved]
             alt = self._read(frame, alt_mats)
-            for k, i in enumerate(moved):
+            for k, (i, s) in enumerate(moved):
                 if float(alt[k, :_NONE].max()) > float(own[i, :_NONE].max()):
-                    hyps[i], mats[i], own[i] = snapped[i], alt_mats[k], alt[k]
+                    hyps[i], mats[i], own[i] = s, alt_mats[k], alt[k]
         # The opposite index corner of every hypothesis the first look did not rule out.
         # A hypothesis whose own corner is covered is still read at its other corner where it is
         # a card for sure: the other way round proposed too (twin), or an edge measured corner to corner.
@@ -189,12 +190,13 @@ class Recognizer:
         For tuning and for tests of the detection half: a card the recogniser
         misses but whose index corner is proposed here was misread, not unseen.
         """
-        hyps, snapped, to_frame = self._hypotheses(check_frame(frame_bgr))
+        hyps, value, to_frame = self._hypotheses(check_frame(frame_bgr))
+        snapped = _detect.snap_edges([h for h in hyps if h.corner >= 0], value)
         return [to_frame @ h.card_to_work for h in hyps + [s for s in snapped if s is not None]]
 
-    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis], list[_detect.Hypothesis | None],
-                                                      np.ndarray]:
-        """Card hypotheses in working pixels, each one's snapped rival, and the map from working to frame pixels."""
+    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis], np.ndarray, np.ndarray]:
+        """Card hypotheses in working pixels (the frame's own last), the working whiteness (for
+        :func:`~vision._detect.snap_edges`, which only some need) and the map from working to frame pixels."""
         h, w = frame.shape[:2]
         scale = min(1.0, self.work_size / max(h, w))
         if max(h, w) * scale < 480:
@@ -242,9 +244,7 @@ class Recognizer:
                  for h in _detect.hypotheses(corners, width, min_width=min_width) if h.measured]
         hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value, mask))
-        snapped = _detect.snap_edges(hyps, value)
-        whole = _detect.frame_hypotheses(ww, wh)
-        return hyps + whole, snapped + [None] * len(whole), to_frame
+        return hyps + _detect.frame_hypotheses(ww, wh), value, to_frame
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float) -> _Candidate | None:
