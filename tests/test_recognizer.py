@@ -162,6 +162,27 @@ def test_only_a_dim_frame_is_brightened() -> None:
     assert np.median(lifted.max(axis=2)) <= _detect._TABLE_AT_MOST + 2
 
 
+@pytest.mark.parametrize("style", ["cloth", "light_wood", "felt"])
+def test_a_warm_lamp(recognizer: Recognizer, style: str) -> None:
+    """A tungsten lamp and no white balance: the cards' whiteness tops out near 160, short of a
+    quarter of the way to 255 above a pale cloth. Every index corner is still proposed."""
+    cards = [PlacedCard("AS", (300, 300), 10, 90), PlacedCard("KH", (700, 350), -25, 90),
+             PlacedCard("7C", (1000, 500), 95, 90)]
+    frame, outlines = render_scene(cards, background=style, noise=2)
+    warm = np.clip(frame * np.array([0.75, 0.95, 1.1]), 0, 255).astype(np.uint8)
+    proposals = recognizer.propose(warm)
+    assert all(index_corner_proposed(proposals, o, 90) for o in outlines)
+
+
+def test_the_white_point_is_the_cards_not_an_empty_tables() -> None:
+    for style in ("cloth", "light_wood", "felt"):
+        empty, _ = render_scene([], background=style, noise=2)
+        assert _detect.white_point(_detect.whiteness(empty)) == 255
+    frame, _ = render_scene([PlacedCard("AS", (300, 300), 10, 90)], background="cloth", noise=2)
+    warm = np.clip(frame * np.array([0.75, 0.95, 1.1]), 0, 255).astype(np.uint8)
+    assert 140 < _detect.white_point(_detect.whiteness(warm)) < 200
+
+
 def test_card_backs_are_ignored(recognizer: Recognizer) -> None:
     cards = [PlacedCard("4C", (400, 360), 0, 90), PlacedCard("8D", (800, 360), 20, 90, face_up=False),
              PlacedCard("9D", (900, 400), 10, 90, face_up=False)]

@@ -111,8 +111,9 @@ def card_mask(value: np.ndarray) -> np.ndarray:
     """Pixels that are whiter than their neighbourhood: card faces and their rims.
 
     ``value`` is the frame's :func:`whiteness`.  A pixel counts when it exceeds its local mean (over
-    a tenth of the frame) by a quarter of the way to pure white, and by at
-    least 10 levels.  Inside a card larger than the window only the rim
+    a tenth of the frame) by a quarter of the way to white (255, or the
+    cards' own :func:`white_point` under a tinted light), and by at least
+    10 levels.  Inside a card larger than the window only the rim
     survives, which is all the outline needs: at a card's edge the window is
     half table, so the card's side always passes.  (The table just beside a
     chip or a card back passes too; those ragged blobs show few straight
@@ -121,13 +122,38 @@ def card_mask(value: np.ndarray) -> np.ndarray:
     h, w = value.shape
     k = max(15, (max(h, w) // 10) | 1)
     mean = cv2.blur(value, (k, k)).astype(np.int16)
-    need = mean + np.maximum(10, (255 - mean) >> 2)
+    white = np.int16(white_point(value))
+    need = mean + np.maximum(10, (np.maximum(white, mean) - mean) >> 2)
     mask = (value.astype(np.int16) > need).astype(np.uint8) * 255
     # Close small gaps: an index printed right at the card's edge would
     # otherwise bite a notch out of the outline next to the very corner we need.
     c = max(3, (max(h, w) // 200) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (c, c)))
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+_DISTINCT_WHITE = 30
+"""How far (levels) the brightest whiteness must stand above the median to be the cards' white."""
+_TINTED_WHITE = 220
+"""... and below this it is a tinted white; above it, 255 stays the mark."""
+
+
+def white_point(value: np.ndarray) -> int:
+    """The whiteness of a card's face in this frame: 255, or less where the light makes it so.
+
+    Under a warm lamp a white card has little blue, and its whiteness tops
+    out near 160; a quarter of the way from the table to 255 is then beyond
+    it.  Where the brightest pixels (the 99.9th percentile) stand well
+    clear of the median, ``_DISTINCT_WHITE`` levels or more, and short of
+    ``_TINTED_WHITE``, they are taken for the cards and their level for
+    white.  An empty table's grain or weave never stands so far from its own
+    median: white stays 255 there, and its brightest streaks stay under the
+    margin.  Nor does a well-lit frame's white move: lowering it by a few
+    levels let newspaper print and book pages through as card faces.
+    """
+    share = np.cumsum(np.bincount(value[::4, ::4].ravel(), minlength=256)) / value[::4, ::4].size
+    top, median = (int(v) for v in np.searchsorted(share, [0.999, 0.5]))
+    return top if top - median >= _DISTINCT_WHITE and top < _TINTED_WHITE else 255
 
 
 _WHITE_ENOUGH = 200
