@@ -121,10 +121,11 @@ def card_mask(value: np.ndarray) -> np.ndarray:
     """
     h, w = value.shape
     k = max(15, (max(h, w) // 10) | 1)
-    mean = cv2.blur(value, (k, k)).astype(np.int16)
-    white = np.int16(white_point(value))
-    need = mean + np.maximum(10, (np.maximum(white, mean) - mean) >> 2)
-    mask = (value.astype(np.int16) > need).astype(np.uint8) * 255
+    mean = cv2.blur(value, (k, k))
+    # The level needed depends on the local mean alone: one table lookup per pixel.
+    level = np.arange(256)
+    need = np.minimum(255, level + np.maximum(10, np.maximum(white_point(value) - level, 0) >> 2))
+    mask = cv2.compare(value, cv2.LUT(mean, need.astype(np.uint8)), cv2.CMP_GT)
     # Close small gaps: an index printed right at the card's edge would
     # otherwise bite a notch out of the outline next to the very corner we need.
     c = max(3, (max(h, w) // 200) | 1)
