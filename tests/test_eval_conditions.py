@@ -1,0 +1,48 @@
+"""``scripts/eval_conditions.py`` on a tiny labelled folder of rendered tables, through the shipped model."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision.classifier import DEFAULT_MODEL
+from vision.render import PlacedCard, render_scene
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import eval_conditions  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")
+
+TABLES = {"a.png": ["AS", "KH", "7C"], "b.png": ["QD", "2S", "9H"]}
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    for k, (name, codes) in enumerate(TABLES.items()):
+        cards = [PlacedCard(code, (300 + 330 * i, 300 + 60 * i), 20 * i - 15, 110) for i, code in enumerate(codes)]
+        frame, _ = render_scene(cards, background="felt", seed=k, noise=2)
+        assert cv2.imwrite(str(tmp_path / name), frame)
+    (tmp_path / "labels.csv").write_text("image,cards\n" + "".join(f"{n},{' '.join(c)}\n" for n, c in TABLES.items()))
+    return tmp_path
+
+
+def test_each_condition_is_measured(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert eval_conditions.main([str(folder), "--only", "as taken,dim,portrait", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert list(results) == ["as taken", "dim", "portrait"]
+    for figures in results.values():
+        assert figures["images"] == 2 and figures["cards"] == 6
+        assert figures["recall"] >= 5 / 6 and figures["precision"] >= 5 / 6
+
+
+def test_an_unknown_condition_or_folder_is_refused(folder: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        eval_conditions.main([str(folder), "--only", "fog"])
+    assert exit_.value.code == 2 and "unknown condition(s) fog" in capsys.readouterr().err
+    assert eval_conditions.main([str(tmp_path / "absent")]) == 2
+    assert "eval_conditions:" in capsys.readouterr().err
