@@ -296,6 +296,15 @@ def test_a_lone_witness_rules_but_the_edges_keep_their_reading_as_doubtful() -> 
     assert [round(w, -1) for w in agreed.likely] == [230] and not agreed.doubtful
 
 
+def test_a_lone_witness_keeps_both_readings_of_the_edges_it_overrules() -> None:
+    """A light table's rim, 425 x 595 pixels, against rows of cards that show only their long
+    sides (84): the edges read either 84 or 84 / 1.4 = 60 wide, and both stay doubtful."""
+    corners = [_witness((0, 0), 425, 595)] + [_edge((100 * k, 300), 84) for k in range(8)]
+    widths = _detect.scene_card_widths(corners, max_width=432)
+    assert [round(w) for w in widths.likely] == [425]
+    assert sorted(round(w) for w in widths.doubtful) == [60, 84]
+
+
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")
 class TestWithModel:
     """The shipped model end to end on a small synthetic table."""

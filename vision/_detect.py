@@ -564,19 +564,24 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     def figure(i: int) -> float:
         return float(np.median(np.concatenate([lengths[as_width[i]], lengths[as_height[i]] / ASPECT])))
 
+    def other_reading(i: int, ratio: float, score: np.ndarray) -> int | None:
+        rival = np.abs(proposals - proposals[i] * ratio) < 0.1 * proposals[i] * ratio
+        return int(np.flatnonzero(rival)[np.argmax(score[rival])]) if rival.any() else None
+
     out = CardWidths([figure(best)], [])
-    if lone is not None:
-        k = int(np.argmax(lone))
-        if abs(proposals[k] - proposals[best]) >= 0.1 * proposals[best]:
-            out.doubtful.append(figure(k))
     for ratio in (ASPECT, 1 / ASPECT):   # the other reading of the same edges
-        rival = np.abs(proposals - proposals[best] * ratio) < 0.1 * proposals[best] * ratio
-        if rival.any():
-            j = int(np.flatnonzero(rival)[np.argmax(support[rival])])
-            if support[j] >= 0.75 * support[best] and support[j] > 0:
-                out.likely.append(figure(j))
-            elif by_edges[j] >= 0.6 * by_edges[best] and by_edges[j] > 0:
-                out.doubtful.append(figure(j))
+        j = other_reading(best, ratio, support)
+        if j is not None and support[j] >= 0.75 * support[best] and support[j] > 0:
+            out.likely.append(figure(j))
+        elif j is not None and by_edges[j] >= 0.6 * by_edges[best] and by_edges[j] > 0:
+            out.doubtful.append(figure(j))
+    if lone is not None:   # the edges' own best, and its other reading, where a lone witness overruled them
+        k = int(np.argmax(lone))
+        readings = [k] + [j for ratio in (ASPECT, 1 / ASPECT) if (j := other_reading(k, ratio, by_edges)) is not None
+                          and by_edges[j] >= 0.6 * by_edges[k] and by_edges[j] > 0]
+        for i in readings:
+            if all(abs(proposals[i] - w) >= 0.1 * w for w in out.likely + out.doubtful):
+                out.doubtful.append(figure(i))
     return out
 
 
