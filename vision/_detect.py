@@ -98,7 +98,8 @@ class CardWidths(NamedTuple):
     the edges alone support them fairly: the other reading of the same
     edges (a row of cards overlapping by half can show only their long
     sides, and pairs of them that pass for whole cards), or the edges' own
-    best where a lone whole-card witness overruled it.  Cards are grown at
+    best (and its other reading) where a lone whole-card witness overruled
+    it.  Cards are grown at
     a doubtful size only from an edge that fits it, and reported only when
     read surely.
     """
@@ -519,7 +520,8 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     double; where two of them agree on a size, only such sizes may be
     proposed, and so it is with a lone one; but that may be a chance
     rectangle (a box, the gap between cards, a light table's rim), so the
-    edges' own best reading is then kept as doubtful.  When only
+    edges' own best reading, and its other reading a ratio apart, are then
+    kept as doubtful.  When only
     one kind of edge is visible (every card's lower half lost against a
     bright table, say), the reading a ratio apart explains almost as much:
     then both are likely and the classifier settles it; where only the
@@ -551,8 +553,8 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
         weight = 2 * (fits @ np.minimum(w_ * (1 + ASPECT), max_width / 4.5))
         # Cards seen whole vouch for their own size: nothing else is a card's width.  But where
         # no two agree (a card seen whole shows four such corners), one may be a chance
-        # rectangle of the table (a box, the gap between cards): the edges' own best reading
-        # then stays, as doubtful.
+        # rectangle of the table (a box, the gap between cards): the edges' own readings
+        # then stay, as doubtful.
         if ((np.abs(w_[:, None] - w_[None, :]) < 0.1 * w_[None, :]).sum(axis=1) < 2).all():
             lone = np.where(proposals <= max_width, support + weight, 0)
         support[~fits.any(axis=1)] = 0
