@@ -134,6 +134,14 @@ def card_mask(value: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
+def _top_and_median(levels: np.ndarray) -> tuple[int, int]:
+    """The 99.9th percentile and the median of a uint8 image, from its histogram (a sixth of
+    ``np.percentile``'s time, which every frame pays)."""
+    share = np.cumsum(np.bincount(levels.ravel(), minlength=256)) / levels.size
+    top, median = np.searchsorted(share, [0.999, 0.5])
+    return int(top), int(median)
+
+
 _DISTINCT_WHITE = 30
 """How far (levels) the brightest whiteness must stand above the median to be the cards' white."""
 _TINTED_WHITE = 220
@@ -153,8 +161,7 @@ def white_point(value: np.ndarray) -> int:
     margin.  Nor does a well-lit frame's white move: lowering it by a few
     levels let newspaper print and book pages through as card faces.
     """
-    share = np.cumsum(np.bincount(value[::4, ::4].ravel(), minlength=256)) / value[::4, ::4].size
-    top, median = (int(v) for v in np.searchsorted(share, [0.999, 0.5]))
+    top, median = _top_and_median(value[::4, ::4])
     return top if top - median >= _DISTINCT_WHITE and top < _TINTED_WHITE else 255
 
 
@@ -178,9 +185,7 @@ def brightened(work_bgr: np.ndarray) -> np.ndarray:
     warm table's tint away, turns the grain into hundreds of false card
     edges.
     """
-    brightest = work_bgr[::6, ::6].max(axis=2)           # 1 pixel in 36 is plenty
-    share = np.cumsum(np.bincount(brightest.ravel(), minlength=256)) / brightest.size
-    white, median = (int(v) for v in np.searchsorted(share, [0.999, 0.5]))
+    white, median = _top_and_median(work_bgr[::6, ::6].max(axis=2))   # 1 pixel in 36 is plenty
     if white >= _WHITE_ENOUGH:
         return work_bgr
     gain = min(4.0, 255.0 / max(white, 1.0), max(1.0, _TABLE_AT_MOST / max(median, 1.0)))
