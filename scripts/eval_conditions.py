@@ -7,6 +7,7 @@ again under one change at a time, each a thing a real table does to a camera:
 
 * ``dim``: 55% of the light (an evening kitchen);
 * ``warm``: blue down, red up (a tungsten lamp);
+* ``shade``: full light on the left falling to 45% on the right (a lamp to one side);
 * ``portrait``: turned a quarter (a camera mounted the other way);
 * ``camera``: shrunk to 1280 pixels wide (the live frame's size);
 * ``webcam``: shrunk to 1280 and saved as JPEG at quality 40 (a cheap webcam);
@@ -48,10 +49,16 @@ def _gain(frame: np.ndarray, bgr: tuple[float, float, float]) -> np.ndarray:
     return np.clip(frame * np.array(bgr, np.float32), 0, 255).astype(np.uint8)
 
 
+def _shade(frame: np.ndarray) -> np.ndarray:
+    light = np.linspace(1.0, 0.45, frame.shape[1], dtype=np.float32)[None, :, None]
+    return (frame * light).astype(np.uint8)
+
+
 CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "as taken": lambda f: f,
     "dim": lambda f: _gain(f, (0.55, 0.55, 0.55)),
     "warm": lambda f: _gain(f, (0.75, 0.95, 1.1)),
+    "shade": _shade,
     "portrait": lambda f: cv2.rotate(f, cv2.ROTATE_90_CLOCKWISE),
     "camera": _camera,
     "webcam": _webcam,
