@@ -99,9 +99,8 @@ class CardWidths(NamedTuple):
     edges (a row of cards overlapping by half can show only their long
     sides, and pairs of them that pass for whole cards), or the edges' own
     best (and its other reading) where a lone whole-card witness overruled
-    it.  Cards are grown at
-    a doubtful size only from an edge that fits it, and reported only when
-    read surely.
+    it.  Cards are grown at a doubtful size only from an edge that fits it,
+    and reported only when read surely.
     """
 
     likely: list[float]
@@ -600,7 +599,8 @@ def _affine(point: Sequence[float], x_axis: Sequence[float], y_axis: Sequence[fl
                      [0.0, 0.0, 1.0]])
 
 
-def hypotheses(corners: list[Corner], width: float | None, *, min_width: float) -> list[Hypothesis]:
+def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
+               measured_only: bool = False) -> list[Hypothesis]:
     """Hypotheses for the card each corner belongs to (see :func:`unique` for the duplicates).
 
     A corner is either an index corner (top-left or bottom-right: its ``u``
@@ -610,6 +610,8 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float) 
     both are proposed and the classifier decides.  The card's width comes
     from the corner's own measured edges, else from the scene's ``width``,
     else from what is visible of its edges (never under ``min_width``).
+    ``measured_only`` skips the corners with no edge measured at this width
+    (a doubtful width is grown only from those).
     """
     out: list[Hypothesis] = []
     # Plain floats: a frame holds hundreds of corners, and numpy's per-call cost on 2-vectors
@@ -642,6 +644,8 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float) 
                 index = ((ux * w, uy * w), ev)
             if width is None or lv < 1.2 * width:
                 plain = (ev, (ux * (lv * ASPECT), uy * (lv * ASPECT)))
+        if measured_only and not measured:
+            continue
         if index is None and plain is None and measured == 0:
             # No length is known.  (A visible edge longer than a card proves
             # nothing: in a spread, the tops of all the cards make one line.)

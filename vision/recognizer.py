@@ -241,7 +241,7 @@ class Recognizer:
         corners, min_width = outer + inner, 0.04 * long_side
         hyps = [h for width in widths.likely or [None] for h in _detect.hypotheses(corners, width, min_width=min_width)]
         hyps += [replace(h, doubtful=True) for width in widths.doubtful
-                 for h in _detect.hypotheses(corners, width, min_width=min_width) if h.measured]
+                 for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
         hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value, mask))
         return hyps + _detect.frame_hypotheses(ww, wh), value, to_frame
