@@ -406,6 +406,62 @@ def test_a_card_dropped_askew_on_another_leaves_both(recognizer: Recognizer, off
     assert codes(recognizer.detect(frame)) == ["7H", "QS"]
 
 
+@pytest.mark.parametrize("offset, turn, style", [(0.4, 6, "wood"), (0.4, 6, "felt"), (0.5, 12, "wood"),
+                                                 (0.5, 12, "light_wood")])
+def test_a_card_sticking_out_from_under_another_is_found(recognizer: Recognizer, offset: float, turn: float,
+                                                        style: str) -> None:
+    """The lower card's corner where its edge meets the covering card's has one false edge, along the
+    covering card; the card grown from it is sheared, and must not displace the square one grown from
+    the lower card's own bottom-right corner (its only index in sight)."""
+    cards = [PlacedCard("3C", (640 + offset * 100, 375), 0, 100), PlacedCard("KH", (640, 360), turn, 100)]
+    for seed in range(2):
+        frame, _ = render_scene(cards, background=style, noise=2, seed=seed)
+        assert codes(recognizer.detect(frame)) == ["3C", "KH"]
+
+
+def test_unique_keeps_the_square_hypothesis_before_a_sheared_one() -> None:
+    """Even where the sheared one has an edge measured (along the covering card, to its corner)."""
+    s = 0.4
+    square = np.array([[s, 0, 300], [0, s, 200], [0, 0, 1.0]])
+    sheared = np.array([[s, -0.3 * s, 300], [0, s, 200], [0, 0, 1.0]])            # 17 degrees off square
+    tilted = np.array([[s, -0.1 * s, 300], [0, s, 200], [0, 0, 1.0]])             # 6 degrees: perspective
+    kept = _detect.unique([_detect.Hypothesis(sheared, 100.0, 0, measured=1), _detect.Hypothesis(square, 100.0, 1)])
+    assert [h.corner for h in kept] == [1]
+    kept = _detect.unique([_detect.Hypothesis(tilted, 100.0, 0, measured=1), _detect.Hypothesis(square, 100.0, 1)])
+    assert [h.corner for h in kept] == [0]
+
+
+class _TwoReadings:
+    """At the first look, reads the first patch as 3D and the second as 8D; 'none' everywhere else."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, NONE] = 1.0
+        if self.calls == 1:
+            for i, code, p in ((0, "3D", 0.99), (1, "8D", 0.8)):
+                out[i] = 0.0
+                out[i, CLASSES.index(code)], out[i, NONE] = p, 1.0 - p
+        return out
+
+
+def test_one_printed_index_is_one_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two hypotheses turned 20 degrees apart read the same index corner: the surer reading is the card,
+    not two cards (their centres lie apart enough to pass for neighbours)."""
+    s = 0.4
+    turn = math.radians(20)
+    turned = np.array([[s * math.cos(turn), -s * math.sin(turn), 302],
+                       [s * math.sin(turn), s * math.cos(turn), 201], [0, 0, 1.0]])
+    hyps = [_detect.Hypothesis(np.array([[s, 0, 300], [0, s, 200], [0, 0, 1.0]]), 100.0, 0, measured=1),
+            _detect.Hypothesis(turned, 100.0, 1, measured=1)]
+    rec = Recognizer(classifier=_TwoReadings())
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: (hyps, np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
+    assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == ["3D"]
+
+
 class _CoveredOwnCorner:
     """Reads 'none' at every hypothesis's own corner and 9H at the opposite one (by call order)."""
 

@@ -677,6 +677,11 @@ def _consistent(edge: Sequence[float] | None, width: float | None) -> float | No
     return length
 
 
+_SHEARED = math.cos(math.radians(81))
+"""A hypothesis whose sides meet further than this from square (the cosine of their angle) is sheared:
+an overhead camera's perspective bends a card's corner by a few degrees, not by nine."""
+
+
 def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
     """Drop hypotheses that put the same index corner at the same place, keeping the best measured.
 
@@ -687,8 +692,11 @@ def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
     """
     if not hyps:
         return []
-    hyps = sorted(hyps, key=lambda h: -h.measured)
     mats = np.stack([h.card_to_work for h in hyps])
+    x_axis, y_axis = mats[:, :2, 0], mats[:, :2, 1]
+    skew = np.abs(np.sum(x_axis * y_axis, axis=1)) / (np.linalg.norm(x_axis, axis=1) * np.linalg.norm(y_axis, axis=1) + 1e-12)
+    order = np.lexsort(([-h.measured for h in hyps], skew > _SHEARED))
+    hyps, mats = [hyps[i] for i in order], mats[order]
     origin = mats[:, :2, 2]
     far = mats[:, :2, 0] * CARD_SIZE[0] + mats[:, :2, 1] * CARD_SIZE[1] + origin   # the opposite corner
     x_axis = mats[:, :2, 0] / (np.linalg.norm(mats[:, :2, 0], axis=1, keepdims=True) + 1e-12)

@@ -43,6 +43,9 @@ where unfamiliar print (a word on a box, a court card's frame) lands, and a pack
 _PARALLEL = math.cos(math.radians(8))
 _DISTINCT = 0.9
 """A candidate read this surely, at more than 8 degrees to a nearby one, is another card."""
+_SAME_INDEX = 0.1
+"""Index corners read this close (in card widths) are one printed index: no fan spreads cards so tightly
+that a second index shows."""
 _MIN_IN_FRAME = 0.3
 """A card reported from its own corners must lie this much within the picture: a corner that the
 picture's edge cuts through bright stuff is most often that edge, not a card's."""
@@ -80,6 +83,7 @@ class _Candidate:
     width: float
     corners: int               # index corners read (1 or 2)
     agreed: bool               # both read, as the same card
+    read_at: np.ndarray        # (k, 2): where in the frame the corners that read this code lie
 
 
 def check_frame(frame_bgr: object) -> np.ndarray:
@@ -268,8 +272,12 @@ class Recognizer:
         top = int(np.argmax(q))
         centre = (card_to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))
         agreed = len(read) == 2 and int(np.argmax(own[:_NONE])) == int(np.argmax(other[:_NONE])) == top
+        # The corners that vouch for the verdict (a covered corner's read of the covering card does not).
+        at = card_to_frame @ np.array([[0.0, CARD_SIZE[0]], [0.0, CARD_SIZE[1]], [1.0, 1.0]])
+        read_at = (at[:2] / at[2]).T[[i for i, p in enumerate((own, other))
+                                      if p[_NONE] < 0.5 and int(np.argmax(p[:_NONE])) == top]]
         return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width,
-                          len(read), agreed)
+                          len(read), agreed, read_at)
 
     @staticmethod
     def _suppress(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -281,7 +289,10 @@ class Recognizer:
         card found at two sizes; a second copy of a card so close is no
         single-deck game).  But a card read surely, lying at an angle to the
         other, is a card of its own even there: one card dropped askew on
-        another leaves their centres close.
+        another leaves their centres close.  Two candidates that read an
+        index corner at the same place are the same card, whatever else
+        differs: one printed index is one card's (a corner put on a false
+        edge reads a real index at the wrong angle, often as another rank).
         """
         kept: list[tuple[_Candidate, float, float, float, float]] = []   # candidate, centre, x axis
         for c in sorted(candidates, key=lambda c: -c.confidence):
@@ -294,7 +305,9 @@ class Recognizer:
                 d = math.hypot(cx - kx, cy - ky)
                 size = max(c.width, k.width)
                 askew = abs(ux * vx + uy * vy) < _PARALLEL and c.confidence >= _DISTINCT
-                if (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size):
+                gaps = c.read_at[:, None, :] - k.read_at[None, :, :]
+                same_index = bool((np.hypot(gaps[..., 0], gaps[..., 1]) < _SAME_INDEX * size).any())
+                if (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size) or same_index:
                     duplicate = True
                     break
             if not duplicate:
