@@ -106,6 +106,22 @@ class CardWidths(NamedTuple):
     likely: list[float]
     doubtful: list[float]
 
+    def confirmed_by(self, whole: list[float]) -> CardWidths:
+        """These readings after cards seen whole elsewhere (pieces cut out of rows) had their say.
+
+        The readings that two or more of ``whole`` agree with are the card's
+        width, and the others become doubtful: in rows, a row's straight side
+        next to a card's long edge can pass for a whole card, twice, and
+        outvote the true width, which only the top card of a row shows whole.
+        ``whole`` can only choose between these readings, never add one: a
+        card's print has frames of a card's shape too.
+        """
+        readings = self.likely + self.doubtful
+        confirmed = [w for w in readings if sum(abs(x - w) < 0.1 * w for x in whole) >= 2]
+        if not confirmed:
+            return self
+        return CardWidths(confirmed, [w for w in readings if w not in confirmed])
+
 
 def card_mask(value: np.ndarray) -> np.ndarray:
     """Pixels that are whiter than their neighbourhood: card faces and their rims.
@@ -513,6 +529,13 @@ def measure_edges(corners: list[Corner], *, min_length: float) -> None:
             setattr(corners[a], "edge_" + axis, d[a, nearest[a]].copy())
 
 
+def seen_whole(corners: list[Corner], *, max_width: float) -> list[float]:
+    """The widths of the cards seen whole: corners whose two measured edges are in a card's ratio."""
+    return [min(lu, lv) for lu, lv in ((float(np.hypot(*c.edge_u)), float(np.hypot(*c.edge_v)))
+                                       for c in corners if c.edge_u is not None and c.edge_v is not None)
+            if 1.28 <= max(lu, lv) / max(min(lu, lv), 1e-6) <= 1.52 and min(lu, lv) <= max_width]
+
+
 def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     """The width of a card in this frame, from the edges measured between corners: one figure, or two.
 
@@ -538,9 +561,7 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     if len(lengths) < 2:
         return CardWidths([], [])
     # A corner whose two edges are in a card's ratio is a stronger witness.
-    whole = [min(lu, lv) for lu, lv in ((float(np.hypot(*c.edge_u)), float(np.hypot(*c.edge_v)))
-                                        for c in corners if c.edge_u is not None and c.edge_v is not None)
-             if 1.28 <= max(lu, lv) / max(min(lu, lv), 1e-6) <= 1.52 and min(lu, lv) <= max_width]
+    whole = seen_whole(corners, max_width=max_width)
     proposals = np.concatenate([lengths, lengths / ASPECT])
     as_width = np.abs(lengths[None, :] - proposals[:, None]) < 0.1 * proposals[:, None]
     as_height = np.abs(lengths[None, :] - ASPECT * proposals[:, None]) < 0.1 * ASPECT * proposals[:, None]

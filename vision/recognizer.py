@@ -242,6 +242,8 @@ class Recognizer:
         _detect.measure_edges(inner, min_length=0.04 * long_side)
         if not widths.likely:
             widths = _detect.scene_card_widths(inner, max_width=0.45 * long_side)
+        else:
+            widths = widths.confirmed_by(_detect.seen_whole(inner, max_width=0.45 * long_side))
         corners, min_width = outer + inner, 0.04 * long_side
         hyps = [h for width in widths.likely or [None] for h in _detect.hypotheses(corners, width, min_width=min_width)]
         hyps += [replace(h, doubtful=True) for width in widths.doubtful
