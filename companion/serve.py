@@ -24,7 +24,7 @@ from companion.config import Config, ConfigError
 from companion.table import Table
 from vision.detection import Detection
 from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker
-from vision.zones import ZoneMap
+from vision.zones import CENTRE, ZoneMap
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,7 @@ class TableLoop:
 
     def handle(self, events: Sequence[CardSeen | CardRemoved], frame_index: int) -> None:
         """Take the tracker's events for one frame."""
+        events = [e for e in events if not self._found_again(e)]
         for e in events:
             if isinstance(e, CardRemoved) and self.refused.pop(e.code, None) is not None:
                 self.table.clear_notice()
@@ -107,6 +108,17 @@ class TableLoop:
             return
         for event in self.mapper.update(events, frame_index):
             self._submit(event)
+
+    def _found_again(self, e: CardSeen | CardRemoved) -> bool:
+        """A card its player already played this hand, sighted again in his zone: the camera lost
+        it for a while (hands, a card laid over it) and found it where it lay; no new play, no buzzer."""
+        if not isinstance(e, CardSeen) or self.mapper.phase != "run" or e.seat in (None, CENTRE):
+            return False
+        view = self.table.view()
+        if view["phase"] != "run" or e.code not in view["run"]["played"].get(e.seat, []):
+            return False
+        log.debug("camera: %s found again at %s's place, already played there", e.code, e.seat)
+        return True
 
     def _submit(self, event: dict[str, Any]) -> None:
         try:

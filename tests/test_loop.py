@@ -73,6 +73,21 @@ def test_a_refused_play_buzzes_and_shows_why_until_the_card_is_taken_back(table:
     assert table.view()["notice"] is None
 
 
+def test_a_played_card_found_again_where_it_lies_is_no_new_play(table: Table, board) -> None:
+    """The camera lost Ann's 5H under a hand for a while and found it again: nothing to refuse, no
+    buzzer.  The same card turning up at Bob's place is still refused."""
+    b, clock = board
+    table.submit({"type": "next"})
+    loop = TableLoop(table, board=b)
+    loop.handle([seen("5H", "Ann", 1)], 1)
+    loop.handle([CardRemoved("5H", "Ann", 40)], 40)
+    loop.handle([seen("5H", "Ann", 50)], 50)
+    assert table.view()["run"]["played"]["Ann"] == ["5H"]
+    assert loop.refused_events == [] and not b.buzzer.sounding and table.view()["notice"] is None
+    loop.handle([seen("5H", "Bob", 60)], 60)
+    assert loop.refused_events == [{"type": "play", "player": "Bob", "card": "5H"}] and b.buzzer.sounding
+
+
 def test_uncertain_reads_wait_for_the_confirm_button(table: Table, board) -> None:
     b, _ = board
     table.submit({"type": "next"})
