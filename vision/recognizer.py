@@ -83,7 +83,7 @@ class _Candidate:
     width: float
     corners: int               # index corners read (1 or 2)
     agreed: bool               # both read, as the same card
-    read_at: np.ndarray        # (k, 2): where in the frame the corners that read this code lie
+    read_at: tuple[tuple[float, float], ...]   # where in the frame the corners that read this code lie
 
 
 def check_frame(frame_bgr: object) -> np.ndarray:
@@ -276,8 +276,8 @@ class Recognizer:
         agreed = len(read) == 2 and int(np.argmax(own[:_NONE])) == int(np.argmax(other[:_NONE])) == top
         # The corners that vouch for the verdict (a covered corner's read of the covering card does not).
         at = card_to_frame @ np.array([[0.0, CARD_SIZE[0]], [0.0, CARD_SIZE[1]], [1.0, 1.0]])
-        read_at = (at[:2] / at[2]).T[[i for i, p in enumerate((own, other))
-                                      if p[_NONE] < 0.5 and int(np.argmax(p[:_NONE])) == top]]
+        read_at = tuple((float(at[0, i] / at[2, i]), float(at[1, i] / at[2, i])) for i, p in enumerate((own, other))
+                        if p[_NONE] < 0.5 and int(np.argmax(p[:_NONE])) == top)
         return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width,
                           len(read), agreed, read_at)
 
@@ -307,8 +307,8 @@ class Recognizer:
                 d = math.hypot(cx - kx, cy - ky)
                 size = max(c.width, k.width)
                 askew = abs(ux * vx + uy * vy) < _PARALLEL and c.confidence >= _DISTINCT
-                gaps = c.read_at[:, None, :] - k.read_at[None, :, :]
-                same_index = bool((np.hypot(gaps[..., 0], gaps[..., 1]) < _SAME_INDEX * size).any())
+                same_index = d < 2.5 * size and any(math.hypot(ax - bx, ay - by) < _SAME_INDEX * size
+                                                    for ax, ay in c.read_at for bx, by in k.read_at)
                 if (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size) or same_index:
                     duplicate = True
                     break
