@@ -25,7 +25,11 @@ NONE = len(CLASSES) - 1
 
 
 class TemplateClassifier:
-    """Reads the shipped deck's index corners by normalised correlation with its own faces."""
+    """Reads the shipped deck's index corners by normalised correlation with its own faces.
+
+    Unlike the trained model it reads an index only where it lies exactly (a pixel aside its
+    correlation falls), so the recognisers that use it do not read unsure cards again.
+    """
 
     def __init__(self, threshold: float = 0.6) -> None:
         rows = []
@@ -56,7 +60,7 @@ class TemplateClassifier:
 
 @pytest.fixture(scope="module")
 def recognizer() -> Recognizer:
-    return Recognizer(classifier=TemplateClassifier())
+    return Recognizer(classifier=TemplateClassifier(), read_again=False)
 
 
 def codes(detections: list[Detection]) -> list[str]:
@@ -489,6 +493,31 @@ def test_one_printed_index_is_one_card(monkeypatch: pytest.MonkeyPatch) -> None:
     rec = Recognizer(classifier=_TwoReadings())
     monkeypatch.setattr(rec, "_hypotheses", lambda frame: (hyps, np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
     assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == ["3D"]
+
+
+class _ReadsAsideAs:
+    """Reads single patches (the first looks) as 5S at ``p``; patches read in a batch of four or
+    more (the unsure cards' shifted reads) as 5S at ``aside``, 'none' for the rest."""
+
+    def __init__(self, p: float, aside: float) -> None:
+        self.p, self.aside = p, aside
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        p = self.p if len(patches) < 4 else self.aside
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, CLASSES.index("5S")], out[:, NONE] = p, 1.0 - p
+        return out
+
+
+@pytest.mark.parametrize("p, aside, found", [(0.65, 0.0, []), (0.55, 0.8, ["5S"]), (0.95, 0.0, ["5S"])])
+def test_an_unsure_card_is_read_again_a_pixel_aside(monkeypatch: pytest.MonkeyPatch, p: float, aside: float,
+                                                   found: list[str]) -> None:
+    """A chance likeness read at 0.65 that a pixel aside reads nothing is dropped; a blurred card
+    read at 0.55 that reads 0.8 a pixel aside is kept; a sure read is not looked at again."""
+    rec = Recognizer(classifier=_ReadsAsideAs(p, aside))
+    hyp = _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=1)
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
+    assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == found
 
 
 class _CoveredOwnCorner:
