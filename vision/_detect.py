@@ -715,7 +715,8 @@ def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
         return []
     mats = np.stack([h.card_to_work for h in hyps])
     x_axis, y_axis = mats[:, :2, 0], mats[:, :2, 1]
-    skew = np.abs(np.sum(x_axis * y_axis, axis=1)) / (np.linalg.norm(x_axis, axis=1) * np.linalg.norm(y_axis, axis=1) + 1e-12)
+    skew = np.abs(np.sum(x_axis * y_axis, axis=1)) \
+        / (np.linalg.norm(x_axis, axis=1) * np.linalg.norm(y_axis, axis=1) + 1e-12)
     order = np.lexsort(([-h.measured for h in hyps], skew > _SHEARED))
     hyps, mats = [hyps[i] for i in order], mats[order]
     origin = mats[:, :2, 2]
