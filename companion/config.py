@@ -37,15 +37,17 @@ def _known(table: Mapping[str, Any], name: str, keys: set[str]) -> None:
 
 @dataclass(frozen=True)
 class CameraConfig:
-    """Where frames come from (``vision.sources.open_source``), and their size and rate."""
+    """Where frames come from (``vision.sources.open_source``), their size and rate, and whether
+    the recogniser reads an unsure card again (``Recognizer(read_again=...)``)."""
 
     source: str = "picamera2"
     size: tuple[int, int] = (1280, 720)
     fps: float = 10.0
+    read_again: bool = True
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> CameraConfig:
-        _known(d, "camera", {"source", "size", "fps"})
+        _known(d, "camera", {"source", "size", "fps", "read_again"})
         source = d.get("source", cls.source)
         if isinstance(source, bool) or not isinstance(source, (str, int)):
             raise ConfigError(f"camera.source must be text or a webcam number, not {source!r}")
@@ -59,7 +61,10 @@ class CameraConfig:
         fps = d.get("fps", cls.fps)
         if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 60:
             raise ConfigError(f"camera.fps must be a number above 0 and at most 60, not {fps!r}")
-        return cls(str(source), (size[0], size[1]), float(fps))
+        read_again = d.get("read_again", cls.read_again)
+        if not isinstance(read_again, bool):
+            raise ConfigError(f"camera.read_again must be true or false, not {read_again!r}")
+        return cls(str(source), (size[0], size[1]), float(fps), read_again)
 
     @property
     def source_spec(self) -> str:

@@ -344,7 +344,8 @@ def run(args: argparse.Namespace) -> int:
             board.update(table.view())
         view = LatestFrame(default_zones(config, table), save_zones=config.save_zones)
         camera = CameraWorker(
-            source, Recognizer().detect, tracker, view, on_events=loop.handle, on_camera=board.camera_ok
+            source, Recognizer(read_again=config.camera.read_again).detect, tracker, view, on_events=loop.handle,
+            on_camera=board.camera_ok,
         ).start()
         app = create_app(table, config=config.web, camera=view, data_dir=config.data_dir)
         if app.config["PIN_GENERATED"]:

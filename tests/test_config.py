@@ -17,10 +17,13 @@ def test_empty_file_is_every_default(tmp_path: Path) -> None:
     assert config.game.variant == "michigan-1939"
     assert config.web.port == 8080
     assert config.camera.source_spec == "picamera"
+    assert config.camera.read_again
 
 
 def test_the_example_config_loads() -> None:
     config = Config.load(ROOT / "deploy" / "config.example.toml")
+    assert config.camera.read_again
+    assert not Config.from_dict({"camera": {"read_again": False}}).camera.read_again
     assert config.data_dir == Path("/var/lib/table-companion")
     assert config.web.host == "0.0.0.0"
     assert len(config.board.led_pins) == 10
@@ -33,6 +36,7 @@ def test_the_example_config_loads() -> None:
         ("[camera]\nfps = 0", "camera.fps"),
         ("[camera]\nsize = [1280]", "camera.size"),
         ("[camera]\nsource = true", "camera.source"),
+        ("[camera]\nread_again = 'yes'", "camera.read_again"),
         ("[game]\nvariant = 'poker'", "unknown variant"),
         ("[game]\nplayers = ['Ann']", "2 to 9 players"),
         ("[game]\nchips = 2.5", "chips"),
