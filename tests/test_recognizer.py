@@ -500,13 +500,10 @@ class _ReadsAsideAs:
     more (the unsure cards' shifted reads) as 5S at ``aside``, 'none' for the rest."""
 
     def __init__(self, p: float, aside: float) -> None:
-        self.p, self.aside = p, aside
+        self.first, self.shifted = _Reads("5S", p), _Reads("5S", aside)
 
     def classify(self, patches: np.ndarray) -> np.ndarray:
-        p = self.p if len(patches) < 4 else self.aside
-        out = np.zeros((len(patches), len(CLASSES)), np.float32)
-        out[:, CLASSES.index("5S")], out[:, NONE] = p, 1.0 - p
-        return out
+        return (self.first if len(patches) < 4 else self.shifted).classify(patches)
 
 
 @pytest.mark.parametrize("p, aside, found", [(0.65, 0.0, []), (0.55, 0.8, ["5S"]), (0.95, 0.0, ["5S"])])

@@ -170,15 +170,17 @@ class Recognizer:
         other[:, _NONE] = 1.0
         if second:
             other[second] = self._read(frame, [rotate_180(mats[keep[k]]) for k in second])
-        unsure = [(k, i) for k, i in enumerate(keep) if self.read_again
-                  and (c := self._combine(own[i], other[k], mats[i], 0.0)) is not None
+        px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
+        combined = [self._combine(own[i], other[k], mats[i], hyps[i].width * px) for k, i in enumerate(keep)]
+        unsure = [(k, i) for k, i in enumerate(keep) if self.read_again and (c := combined[k]) is not None
                   and _UNSURE[0] <= c.confidence < _UNSURE[1]]
         if unsure:
             own, other = self._read_again(frame, mats, own, other, unsure, set(second))
-        px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
+            for k, i in unsure:
+                combined[k] = self._combine(own[i], other[k], mats[i], hyps[i].width * px)
         candidates, whole = [], []
         for k, i in enumerate(keep):
-            c = self._combine(own[i], other[k], mats[i], hyps[i].width * px)
+            c = combined[k]
             if c is None:
                 continue
             if hyps[i].doubtful and c.confidence < _SURE:
