@@ -51,6 +51,9 @@ _UNSURE = (0.3, 0.9)
 _SHIFTS = tuple(np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
                 for dx, dy in ((-3.0, 0.0), (3.0, 0.0), (0.0, -3.0), (0.0, 3.0)))
 """Card units (3 of a card's 250: about a pixel in a camera frame) by which an unsure corner is moved."""
+_TABLE_CARD = 0.45
+"""No card on a table is wider than this share of the picture's long side (a table's straight rim
+would otherwise pass for one); a wider card is looked for only where none is found (a close-up)."""
 _MIN_IN_FRAME = 0.3
 """A card reported from its own corners must lie this much within the picture: a corner that the
 picture's edge cuts through bright stuff is most often that edge, not a card's."""
@@ -140,9 +143,29 @@ class Recognizer:
         the frame's own pixel coordinates.
         """
         frame = check_frame(frame_bgr)
-        hyps, value, to_frame = self._hypotheses(frame)
+        hyps, close, value, to_frame = self._hypotheses(frame)
+        candidates, whole = self._candidates(frame, hyps, value, to_frame)
+        if close and not any(c.confidence >= self.min_confidence for c in candidates):
+            # Nothing read at a table's card sizes: perhaps one card seen close up, wider
+            # than any card on a table can be (a photo of a card, a card held to the camera).
+            candidates += self._candidates(frame, close, value, to_frame)[0]
+        if whole:
+            # A card filling the picture: both frame corners read as the same card,
+            # fairly surely; or read (one of them surely) and no card seen by its own corners read
+            # more surely (a table's picture can have cards at its corners).
+            # Nothing else fits then.
+            best = max(whole, key=lambda c: (c.agreed, c.corners, c.confidence))
+            if best.agreed and best.confidence >= _AGREED or all(c.confidence <= best.confidence for c in candidates):
+                return [self._detection(best)]
+        return [self._detection(c) for c in self._suppress(candidates)
+                if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
+                                    else self.min_confidence)]
+
+    def _candidates(self, frame: np.ndarray, hyps: list[_detect.Hypothesis], value: np.ndarray,
+                    to_frame: np.ndarray) -> tuple[list[_Candidate], list[_Candidate]]:
+        """The hypotheses read: cards seen by their own corners, and cards filling the picture."""
         if not hyps:
-            return []
+            return [], []
         mats = [to_frame @ h.card_to_work for h in hyps]
         own = self._read(frame, mats)
         # A hypothesis moved onto the card's edges replaces the original where it reads a card better
@@ -161,7 +184,7 @@ class Recognizer:
         solid = [h.corner < 0 or h.twin or h.measured >= 1 for h in hyps]
         keep = [i for i in range(len(hyps)) if solid[i] or own[i, _NONE] < 0.6]
         if not keep:
-            return []
+            return [], []
         # A corner read beyond doubt needs no second look (it halves the classifier's work).
         second = [k for k, i in enumerate(keep)
                   if hyps[i].corner < 0 or (solid[i] and own[i, _NONE] >= 0.6)
@@ -190,17 +213,7 @@ class Recognizer:
                     candidates.append(c)
             elif c.corners == 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
                 whole.append(c)
-        if whole:
-            # A card filling the picture: both frame corners read as the same card,
-            # fairly surely; or read (one of them surely) and no card seen by its own corners read
-            # more surely (a table's picture can have cards at its corners).
-            # Nothing else fits then.
-            best = max(whole, key=lambda c: (c.agreed, c.corners, c.confidence))
-            if best.agreed and best.confidence >= _AGREED or all(c.confidence <= best.confidence for c in candidates):
-                return [self._detection(best)]
-        return [self._detection(c) for c in self._suppress(candidates)
-                if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
-                                    else self.min_confidence)]
+        return candidates, whole
 
     def _read(self, frame: np.ndarray, cards_to_frame: list[np.ndarray]) -> np.ndarray:
         """The classifier's probabilities for the index corner of each card homography."""
@@ -235,12 +248,14 @@ class Recognizer:
         For tuning and for tests of the detection half: a card the recogniser
         misses but whose index corner is proposed here was misread, not unseen.
         """
-        hyps, value, to_frame = self._hypotheses(check_frame(frame_bgr))
-        snapped = _detect.snap_edges([h for h in hyps if h.corner >= 0], value)
-        return [to_frame @ h.card_to_work for h in hyps + [s for s in snapped if s is not None]]
+        hyps, close, value, to_frame = self._hypotheses(check_frame(frame_bgr))
+        snapped = _detect.snap_edges([h for h in hyps + close if h.corner >= 0], value)
+        return [to_frame @ h.card_to_work for h in hyps + close + [s for s in snapped if s is not None]]
 
-    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis], np.ndarray, np.ndarray]:
-        """Card hypotheses in working pixels (the frame's own last), the working whiteness (for
+    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis], list[_detect.Hypothesis],
+                                                      np.ndarray, np.ndarray]:
+        """Card hypotheses in working pixels (the frame's own last), those of one card seen close up
+        (read only where the others find nothing), the working whiteness (for
         :func:`~vision._detect.snap_edges`, which only some need) and the map from working to frame pixels."""
         h, w = frame.shape[:2]
         scale = min(1.0, self.work_size / max(h, w))
@@ -266,7 +281,8 @@ class Recognizer:
         grad = _detect.sharpness(value)
         outer = _detect.contrasted(outer, value, grad, min_contrast=12, edges=2)
         _detect.measure_edges(outer, min_length=0.04 * long_side)
-        widths = _detect.scene_card_widths(outer, max_width=0.45 * long_side)
+        max_width = _TABLE_CARD * long_side
+        widths = _detect.scene_card_widths(outer, max_width=max_width)
         # Cards beneath cards: cut the blobs along the straight lines inside them
         # (not a lone card's blob: nothing hides there).  Only long edges count
         # inside, card prints have short ones aplenty; and the pieces are
@@ -282,16 +298,25 @@ class Recognizer:
         inner = _detect.contrasted(inner, value, grad, min_contrast=12, edges=1)
         _detect.measure_edges(inner, min_length=0.04 * long_side)
         if not widths.likely:
-            widths = _detect.scene_card_widths(inner, max_width=0.45 * long_side)
+            widths = _detect.scene_card_widths(inner, max_width=max_width)
         else:
-            widths = widths.confirmed_by(_detect.seen_whole(inner, max_width=0.45 * long_side))
+            widths = widths.confirmed_by(_detect.seen_whole(inner, max_width=max_width))
         corners, min_width = outer + inner, 0.04 * long_side
         hyps = [h for width in widths.likely or [None] for h in _detect.hypotheses(corners, width, min_width=min_width)]
         hyps += [replace(h, doubtful=True) for width in widths.doubtful
                  for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
         hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value, mask))
-        return hyps + _detect.frame_hypotheses(ww, wh), value, to_frame
+        # One card close up, wider than a table's cards can be: sized by its own measured edges
+        # (any size), grown only from the corners with such an edge, and reported only when read surely.
+        big = _detect.scene_card_widths(outer, max_width=long_side)
+        if not big.likely:
+            big = _detect.scene_card_widths(inner, max_width=long_side)
+        close = [replace(h, doubtful=True) for width in big.likely + big.doubtful if width > max_width
+                 for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
+        if close:
+            close = _detect.unique(_detect.look_like_index(_detect.on_cards(close, filled), value, mask))
+        return hyps + _detect.frame_hypotheses(ww, wh), close, value, to_frame
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float) -> _Candidate | None:
