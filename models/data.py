@@ -33,7 +33,7 @@ from vision.render import STYLES, table_background
 NONE = CLASSES.index("none")
 CANVAS = 256
 INDEX_CORE = (4, 4, 52, 104)  # card units: where the rank and small suit sit on most decks
-RESTYLED = 0.15  # share of cards drawn on black or tinted stock
+RESTYLED = 0.2  # share of cards drawn on black, tinted or textured stock
 CW, CH = CARD_SIZE
 
 
@@ -120,19 +120,55 @@ def jitter(rng: np.random.Generator, card_to_frame: np.ndarray, *, amount: float
 
 def restyle(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The same card printed differently: on black stock (greys inverted, colours kept,
-    as some novelty decks are) or on tinted stock (cream, grey, pastel)."""
-    bgr = face[..., :3].astype(np.float32)
-    grey = bgr.mean(axis=2, keepdims=True)
-    saturation = (bgr.max(axis=2, keepdims=True) - bgr.min(axis=2, keepdims=True)) / 255
-    neutral = np.clip(1 - 3 * saturation, 0, 1)  # 1 on white/black/grey ink, 0 on red
-    if rng.random() < 0.5:
+    as some novelty decks are), on tinted stock (cream, grey, pastel), or on textured
+    stock (old paper, linen, a coloured board: mottled, striped, grainy, the ink faded)."""
+    kind = rng.random()
+    if kind < 0.35:
+        bgr = face[..., :3].astype(np.float32)
+        grey = bgr.mean(axis=2, keepdims=True)
+        saturation = (bgr.max(axis=2, keepdims=True) - bgr.min(axis=2, keepdims=True)) / 255
+        neutral = np.clip(1 - 3 * saturation, 0, 1)  # 1 on white/black/grey ink, 0 on red
         styled = bgr + neutral * (255 - 2 * grey)
-    else:
+    elif kind < 0.6:
+        bgr = face[..., :3].astype(np.float32)
+        grey = bgr.mean(axis=2, keepdims=True)
+        saturation = (bgr.max(axis=2, keepdims=True) - bgr.min(axis=2, keepdims=True)) / 255
+        neutral = np.clip(1 - 3 * saturation, 0, 1)
         tint = rng.uniform(0.55, 1.0, 3).astype(np.float32)
         styled = bgr * (1 - neutral * (1 - tint) * grey / 255)
+    else:
+        styled = textured(face[..., :3], rng)
     out = face.copy()
     out[..., :3] = styled.clip(0, 255).astype(np.uint8)
     return out
+
+
+def textured(bgr: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``bgr`` printed on textured stock, float32: ink and paper multiply, as print does.
+
+    The paper is a colour (mostly parchment, sometimes any colour) times a
+    texture: blotches a few per card wide, sometimes fine stripes as on linen
+    or canvas, and grain.  The ink is faded towards white first (old print).
+    """
+    h, w = bgr.shape[:2]
+    if rng.random() < 0.6:   # parchment, sepia, old cream
+        colour = np.array([rng.uniform(0.4, 0.85), rng.uniform(0.6, 0.92), rng.uniform(0.75, 1.0)], np.float32)
+    else:
+        colour = rng.uniform(0.35, 1.0, 3).astype(np.float32)
+    blotches = rng.normal(0, 1, (int(rng.integers(3, 10)), int(rng.integers(3, 10)))).astype(np.float32)
+    texture = 1 + rng.uniform(0.04, 0.22) * cv2.resize(blotches, (w, h), interpolation=cv2.INTER_CUBIC)
+    if rng.random() < 0.4:   # linen, canvas: fine stripes at some angle
+        theta = rng.uniform(0, math.pi)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        period = h / rng.uniform(30, 120)
+        texture += rng.uniform(0.04, 0.14) * np.sin(2 * math.pi * (xx * math.cos(theta) + yy * math.sin(theta))
+                                                      / period).astype(np.float32)
+    grain = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 0.7)
+    texture += rng.uniform(0.0, 0.1) * grain
+    paper = colour * np.clip(texture, 0.3, 1.2)[..., None]
+    ink = bgr.astype(np.float32)
+    ink = ink + rng.uniform(0.0, 0.35) * (255 - ink)
+    return ink * paper
 
 
 def _composite(canvas: np.ndarray, face: FacePyramid, card_to_canvas: np.ndarray,

@@ -49,3 +49,20 @@ def test_channels_option_takes_four_positive_widths() -> None:
     for bad in ("16,32,64", "16,32,64,0", "a,b,c,d", "16,32,64,96,128"):
         with pytest.raises(argparse.ArgumentTypeError):
             _channels(bad)
+
+
+def test_textured_stock_multiplies_paper_and_ink() -> None:
+    """Old paper, linen, a coloured board: the white turns the paper's (uneven) colour and the ink stays
+    the darkest thing on the card, as printing on such stock does."""
+    from models.data import textured
+
+    face = np.full((350, 250, 3), 255, np.uint8)
+    face[40:100, 20:60] = (20, 20, 200)      # red ink
+    face[150:200, 100:150] = 0               # black ink
+    for seed in range(20):
+        out = textured(face, np.random.default_rng(seed))
+        paper, red, black = out[250:340, 20:230], out[40:100, 20:60], out[150:200, 100:150]
+        assert out.shape == face.shape and out.min() >= 0 and out.max() <= 255 * 1.2
+        assert paper.mean() < 250 and paper.std() > 0.5           # tinted, and not flat
+        assert black.mean() < 0.5 * paper.mean()
+        assert red[..., 2].mean() > red[..., 0].mean()             # red ink stays red
