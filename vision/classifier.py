@@ -74,6 +74,9 @@ def corner_to_card() -> np.ndarray:
     return np.array([[kx, 0.0, x0 + 0.5 * kx], [0.0, ky, y0 + 0.5 * ky], [0.0, 0.0, 1.0]])
 
 
+_CORNER_TO_CARD = corner_to_card()
+
+
 def _check_frame(frame_bgr: np.ndarray) -> None:
     if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8:
         raise PatchError(f"frame must be a uint8 numpy array, got {type(frame_bgr).__name__}"
@@ -104,13 +107,16 @@ def extract_patch(frame_bgr: np.ndarray, card_to_frame: np.ndarray) -> np.ndarra
     """
     _check_frame(frame_bgr)
     h, w = PATCH_SHAPE
-    patch_to_frame = _check_homography(card_to_frame) @ corner_to_card()
-    # Frame pixels per patch pixel at the box centre, from the Jacobian there.
-    centre = np.array([(w - 1) / 2, (h - 1) / 2, 1.0])
-    p = patch_to_frame @ centre
-    if abs(p[2]) < 1e-12:
+    patch_to_frame = _check_homography(card_to_frame) @ _CORNER_TO_CARD
+    # Frame pixels per patch pixel at the box centre, from the Jacobian there (plain floats: this
+    # runs for every patch, and numpy's per-call cost on 3-vectors was half its time).
+    (a, b, c), (d, e, f), (g, i, j) = patch_to_frame.tolist()
+    u, v = (w - 1) / 2, (h - 1) / 2
+    px, py, pz = a * u + b * v + c, d * u + e * v + f, g * u + i * v + j
+    if abs(pz) < 1e-12:
         raise PatchError("card_to_frame sends the corner to infinity")
-    (j00, j01), (j10, j11) = ((patch_to_frame[:2, :2] - np.outer(p[:2] / p[2], patch_to_frame[2, :2])) / p[2]).tolist()
+    x, y = px / pz, py / pz
+    j00, j01, j10, j11 = (a - x * g) / pz, (b - x * i) / pz, (d - y * g) / pz, (e - y * i) / pz
     scale = math.sqrt(abs(j00 * j11 - j01 * j10))
     k = int(min(_MAX_SUPERSAMPLE, max(1, math.floor(scale + 0.5)))) if math.isfinite(scale) else 1
     if k > 1:
