@@ -123,19 +123,16 @@ def restyle(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     as some novelty decks are), on tinted stock (cream, grey, pastel), or on textured
     stock (old paper, linen, a coloured board: mottled, striped, grainy, the ink faded)."""
     kind = rng.random()
-    if kind < 0.35:
+    if kind < 0.6:
         bgr = face[..., :3].astype(np.float32)
         grey = bgr.mean(axis=2, keepdims=True)
         saturation = (bgr.max(axis=2, keepdims=True) - bgr.min(axis=2, keepdims=True)) / 255
         neutral = np.clip(1 - 3 * saturation, 0, 1)  # 1 on white/black/grey ink, 0 on red
-        styled = bgr + neutral * (255 - 2 * grey)
-    elif kind < 0.6:
-        bgr = face[..., :3].astype(np.float32)
-        grey = bgr.mean(axis=2, keepdims=True)
-        saturation = (bgr.max(axis=2, keepdims=True) - bgr.min(axis=2, keepdims=True)) / 255
-        neutral = np.clip(1 - 3 * saturation, 0, 1)
-        tint = rng.uniform(0.55, 1.0, 3).astype(np.float32)
-        styled = bgr * (1 - neutral * (1 - tint) * grey / 255)
+        if kind < 0.35:
+            styled = bgr + neutral * (255 - 2 * grey)
+        else:
+            tint = rng.uniform(0.55, 1.0, 3).astype(np.float32)
+            styled = bgr * (1 - neutral * (1 - tint) * grey / 255)
     else:
         styled = textured(face[..., :3], rng)
     out = face.copy()
