@@ -57,10 +57,20 @@ class Server:
         self.server = create_server(self.app, host="127.0.0.1", port=port, threads=8)
         self.port = self.server.effective_port
         self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
+    def _run(self) -> None:
+        try:
+            self.server.run()
+        except OSError:
+            # stop() closes the sockets under the loop's select, which may then see a closed one.
+            if not self.stopping:
+                raise
+
     def stop(self) -> None:
+        self.stopping = True
         stream_hub(self.app).stop()
         self.server.task_dispatcher.shutdown(timeout=5)
         for channel in list(self.server._map.values()):
