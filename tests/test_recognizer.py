@@ -209,6 +209,33 @@ def test_empty_table_and_noise_give_nothing(recognizer: Recognizer) -> None:
     assert recognizer.detect(rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)) == []
 
 
+def test_a_frame_of_noise_has_its_corners_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thousands of tiny right angles in noise: only the longest-edged ``_MAX_CORNERS`` are measured
+    against each other (the pairs grow with the square; it took two seconds a frame)."""
+    from vision.recognizer import _MAX_CORNERS
+
+    measured: list[int] = []
+    measure = _detect.measure_edges
+
+    def spy(corners: list[_detect.Corner], **kw: object) -> None:
+        measured.append(len(corners))
+        measure(corners, **kw)
+
+    monkeypatch.setattr(_detect, "measure_edges", spy)
+    noise = np.random.default_rng(0).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    Recognizer(classifier=_NoCards()).detect(noise)
+    assert measured[0] == _MAX_CORNERS and max(measured) <= _MAX_CORNERS
+
+
+def test_longest_edged_keeps_the_corners_with_the_longest_shorter_edge_in_order() -> None:
+    def corner(seen_u: float, seen_v: float) -> _detect.Corner:
+        return _detect.Corner(np.zeros(2), np.array([1.0, 0.0]), np.array([0.0, 1.0]), seen_u, seen_v)
+
+    corners = [corner(50, 2), corner(30, 40), corner(5, 5), corner(60, 20)]
+    assert _detect.longest_edged(corners, 2) == [corners[1], corners[3]]
+    assert _detect.longest_edged(corners, 9) is corners
+
+
 @pytest.mark.parametrize("bad", [None, "frame", np.zeros((720, 1280), np.uint8),
                                  np.zeros((720, 1280, 3), np.float32), np.zeros((0, 0, 3), np.uint8),
                                  np.zeros((720, 1280, 4), np.uint8)])

@@ -496,6 +496,20 @@ def _corner(point: tuple[float, float], a: tuple[float, float], b: tuple[float, 
     return Corner(p, b_, a_, seen_b, seen_a)
 
 
+def longest_edged(corners: list[Corner], limit: int) -> list[Corner]:
+    """At most ``limit`` corners, in their order: those whose shorter visible edge is longest.
+
+    A frame of noise or a finely printed cloth shows thousands of tiny right
+    angles, and measuring every pair of them (:func:`measure_edges`) grows
+    with their square: two seconds for a frame of noise.  A card's corner
+    shows long straight edges, so the short-edged ones are dropped first.
+    """
+    if len(corners) <= limit:
+        return corners
+    order = np.argsort([-min(c.seen_u, c.seen_v) for c in corners], kind="stable")
+    return [corners[i] for i in sorted(order[:limit].tolist())]
+
+
 def measure_edges(corners: list[Corner], *, min_length: float) -> None:
     """Join corners that are the two ends of one visible card edge.
 

@@ -54,6 +54,9 @@ _SHIFTS = tuple(np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
 _TABLE_CARD = 0.45
 """No card on a table is wider than this share of the picture's long side (a table's straight rim
 would otherwise pass for one); a wider card is looked for only where none is found (a close-up)."""
+_MAX_CORNERS = 1500
+"""Corners measured against each other, at most (the shared photos' most cluttered showed 1,350;
+a frame of noise 2,600, and two seconds' work)."""
 _MIN_IN_FRAME = 0.3
 """A card reported from its own corners must lie this much within the picture: a corner that the
 picture's edge cuts through bright stuff is most often that edge, not a card's."""
@@ -279,7 +282,7 @@ class Recognizer:
         filled = _detect.fill_holes(mask)
         outer = _detect.find_corners(mask, min_edge=min_edge, epsilon=epsilon)
         grad = _detect.sharpness(value)
-        outer = _detect.contrasted(outer, value, grad, min_contrast=12, edges=2)
+        outer = _detect.longest_edged(_detect.contrasted(outer, value, grad, min_contrast=12, edges=2), _MAX_CORNERS)
         _detect.measure_edges(outer, min_length=0.04 * long_side)
         max_width = _TABLE_CARD * long_side
         widths = _detect.scene_card_widths(outer, max_width=max_width)
@@ -295,7 +298,7 @@ class Recognizer:
             mask_in, filled_in = mask, filled
         cut = _detect.split_overlaps(value, mask_in, filled_in, min_line=3 * min_edge)
         inner = _detect.find_corners(cut, min_edge=2 * min_edge, epsilon=epsilon)
-        inner = _detect.contrasted(inner, value, grad, min_contrast=12, edges=1)
+        inner = _detect.longest_edged(_detect.contrasted(inner, value, grad, min_contrast=12, edges=1), _MAX_CORNERS)
         _detect.measure_edges(inner, min_length=0.04 * long_side)
         if not widths.likely:
             widths = _detect.scene_card_widths(inner, max_width=max_width)
