@@ -491,6 +491,20 @@ def test_unique_keeps_the_square_hypothesis_before_a_sheared_one() -> None:
     assert [h.corner for h in kept] == [0]
 
 
+def read_given(monkeypatch: pytest.MonkeyPatch, classifier: object, hyps: list[_detect.Hypothesis]) -> list[str]:
+    """The codes a recogniser reports on a blank frame whose geometry proposed just ``hyps``
+    (working pixels are the frame's), read by ``classifier``: the reading half on its own."""
+    frame = np.zeros((480, 640, 3), np.uint8)
+    rec = Recognizer(classifier=classifier)
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: (hyps, lambda: [], frame[..., 0], np.eye(3)))
+    return codes(rec.detect(frame))
+
+
+def lone_hypothesis(measured: int = 1) -> _detect.Hypothesis:
+    """One upright card at (200, 150), 100 px wide."""
+    return _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=measured)
+
+
 class _TwoReadings:
     """At the first look, reads the first patch as 3D and the second as 8D; 'none' everywhere else."""
 
@@ -517,9 +531,7 @@ def test_one_printed_index_is_one_card(monkeypatch: pytest.MonkeyPatch) -> None:
                        [s * math.sin(turn), s * math.cos(turn), 201], [0, 0, 1.0]])
     hyps = [_detect.Hypothesis(np.array([[s, 0, 300], [0, s, 200], [0, 0, 1.0]]), 100.0, 0, measured=1),
             _detect.Hypothesis(turned, 100.0, 1, measured=1)]
-    rec = Recognizer(classifier=_TwoReadings())
-    monkeypatch.setattr(rec, "_hypotheses", lambda frame: (hyps, [], np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
-    assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == ["3D"]
+    assert read_given(monkeypatch, _TwoReadings(), hyps) == ["3D"]
 
 
 class _ReadsAsideAs:
@@ -538,10 +550,7 @@ def test_an_unsure_card_is_read_again_a_pixel_aside(monkeypatch: pytest.MonkeyPa
                                                    found: list[str]) -> None:
     """A chance likeness read at 0.65 that a pixel aside reads nothing is dropped; a blurred card
     read at 0.55 that reads 0.8 a pixel aside is kept; a sure read is not looked at again."""
-    rec = Recognizer(classifier=_ReadsAsideAs(p, aside))
-    hyp = _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=1)
-    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], [], np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
-    assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == found
+    assert read_given(monkeypatch, _ReadsAsideAs(p, aside), [lone_hypothesis()]) == found
 
 
 class _CoveredOwnCorner:
@@ -562,10 +571,7 @@ def test_a_solid_hypothesis_is_read_at_its_other_corner_when_its_own_is_covered(
         monkeypatch: pytest.MonkeyPatch, measured: int, found: list[str]) -> None:
     """A card outline with an edge measured corner to corner is a card: a covered index corner
     sends the recogniser to the other one; an unmeasured guess is dropped (it is mostly clutter)."""
-    rec = Recognizer(classifier=_CoveredOwnCorner())
-    hyp = _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=measured)
-    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], [], np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
-    assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == found
+    assert read_given(monkeypatch, _CoveredOwnCorner(), [lone_hypothesis(measured)]) == found
 
 
 class _Reads:
@@ -583,10 +589,7 @@ class _Reads:
 
 @pytest.mark.parametrize("code, p, found", [("JK", 0.8, False), ("JK", 0.95, True), ("9H", 0.8, True)])
 def test_a_joker_must_be_read_surely(monkeypatch: pytest.MonkeyPatch, code: str, p: float, found: bool) -> None:
-    rec = Recognizer(classifier=_Reads(code, p))
-    hyp = _detect.Hypothesis(np.array([[0.4, 0, 200], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 0, measured=1)
-    monkeypatch.setattr(rec, "_hypotheses", lambda frame: ([hyp], [], np.zeros(frame.shape[:2], np.uint8), np.eye(3)))
-    assert codes(rec.detect(np.zeros((480, 640, 3), np.uint8))) == ([code] if found else [])
+    assert read_given(monkeypatch, _Reads(code, p), [lone_hypothesis()]) == ([code] if found else [])
 
 
 @pytest.mark.parametrize("style", ["felt", "dark_wood", "wood"])

@@ -18,6 +18,7 @@ vision.recognizer.FrameError: frame must be (height, width, 3) BGR, got shape (4
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -146,12 +147,12 @@ class Recognizer:
         the frame's own pixel coordinates.
         """
         frame = check_frame(frame_bgr)
-        hyps, close, value, to_frame = self._hypotheses(frame)
+        hyps, close_up, value, to_frame = self._hypotheses(frame)
         candidates, whole = self._candidates(frame, hyps, value, to_frame)
-        if close and not any(c.confidence >= self.min_confidence for c in candidates):
+        if not any(c.confidence >= self.min_confidence for c in candidates):
             # Nothing read at a table's card sizes: perhaps one card seen close up, wider
             # than any card on a table can be (a photo of a card, a card held to the camera).
-            candidates += self._candidates(frame, close, value, to_frame)[0]
+            candidates += self._candidates(frame, close_up(), value, to_frame)[0]
         if whole:
             # A card filling the picture: both frame corners read as the same card,
             # fairly surely; or read (one of them surely) and no card seen by its own corners read
@@ -251,14 +252,15 @@ class Recognizer:
         For tuning and for tests of the detection half: a card the recogniser
         misses but whose index corner is proposed here was misread, not unseen.
         """
-        hyps, close, value, to_frame = self._hypotheses(check_frame(frame_bgr))
+        hyps, close_up, value, to_frame = self._hypotheses(check_frame(frame_bgr))
+        close = close_up()
         snapped = _detect.snap_edges([h for h in hyps + close if h.corner >= 0], value)
         return [to_frame @ h.card_to_work for h in hyps + close + [s for s in snapped if s is not None]]
 
-    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis], list[_detect.Hypothesis],
-                                                      np.ndarray, np.ndarray]:
-        """Card hypotheses in working pixels (the frame's own last), those of one card seen close up
-        (read only where the others find nothing), the working whiteness (for
+    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis],
+                                                      Callable[[], list[_detect.Hypothesis]], np.ndarray, np.ndarray]:
+        """Card hypotheses in working pixels (the frame's own last), a function giving those of one card
+        seen close up (asked for only where the others find nothing), the working whiteness (for
         :func:`~vision._detect.snap_edges`, which only some need) and the map from working to frame pixels."""
         h, w = frame.shape[:2]
         scale = min(1.0, self.work_size / max(h, w))
@@ -310,16 +312,21 @@ class Recognizer:
                  for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
         hyps = _detect.on_cards(hyps, filled)
         hyps = _detect.unique(_detect.look_like_index(hyps, value, mask))
-        # One card close up, wider than a table's cards can be: sized by its own measured edges
-        # (any size), grown only from the corners with such an edge, and reported only when read surely.
-        big = _detect.scene_card_widths(outer, max_width=long_side)
-        if not big.likely:
-            big = _detect.scene_card_widths(inner, max_width=long_side)
-        close = [replace(h, doubtful=True) for width in big.likely + big.doubtful if width > max_width
-                 for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
-        if close:
-            close = _detect.unique(_detect.look_like_index(_detect.on_cards(close, filled), value, mask))
-        return hyps + _detect.frame_hypotheses(ww, wh), close, value, to_frame
+
+        def close_up() -> list[_detect.Hypothesis]:
+            """One card close up, wider than a table's cards can be: sized by its own measured edges
+            (any size), grown only from the corners with such an edge, reported only when read surely.
+            Worked out only where asked for: most frames read cards at a table's sizes."""
+            big = _detect.scene_card_widths(outer, max_width=long_side)
+            if not big.likely:
+                big = _detect.scene_card_widths(inner, max_width=long_side)
+            close = [replace(h, doubtful=True) for width in big.likely + big.doubtful if width > max_width
+                     for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
+            if not close:
+                return []
+            return _detect.unique(_detect.look_like_index(_detect.on_cards(close, filled), value, mask))
+
+        return hyps + _detect.frame_hypotheses(ww, wh), close_up, value, to_frame
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float) -> _Candidate | None:
