@@ -553,6 +553,33 @@ def test_an_unsure_card_is_read_again_a_pixel_aside(monkeypatch: pytest.MonkeyPa
     assert read_given(monkeypatch, _ReadsAsideAs(p, aside), [lone_hypothesis()]) == found
 
 
+class _SureThenUnsure:
+    """Reads the first look's first patch as 5S at 0.99 and every other patch as ``code`` at 0.7,
+    noting each batch's size."""
+
+    def __init__(self, code: str) -> None:
+        self.code, self.batches = code, []
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = _Reads(self.code, 0.7).classify(patches)
+        if not self.batches:
+            out[0] = _Reads("5S", 0.99).classify(patches[:1])[0]
+        self.batches.append(len(patches))
+        return out
+
+
+@pytest.mark.parametrize("code, batches, found", [("5S", [2, 1], ["5S"]), ("6S", [2, 1, 8], ["5S", "6S"])])
+def test_a_card_read_surely_is_not_read_again_as_another_outline(
+        monkeypatch: pytest.MonkeyPatch, code: str, batches: list[int], found: list[str]) -> None:
+    """A second outline of a surely read card, 30 px aside, read as the same card at 0.7 would be
+    dropped as its repeat whatever a second read said: it is not read again (four shifts, both
+    corners: 8 patches); read as another card, it is."""
+    aside = _detect.Hypothesis(np.array([[0.4, 0, 230], [0, 0.4, 150], [0, 0, 1.0]]), 100.0, 1, measured=1)
+    classifier = _SureThenUnsure(code)
+    assert read_given(monkeypatch, classifier, [lone_hypothesis(), aside]) == found
+    assert classifier.batches == batches
+
+
 class _CoveredOwnCorner:
     """Reads 'none' at every hypothesis's own corner and 9H at the opposite one (by call order)."""
 
