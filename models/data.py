@@ -264,24 +264,6 @@ def _photometric(canvas: np.ndarray, rng: np.random.Generator, *, strength: floa
     return img
 
 
-_INDEX_CENTRE = (40.0, 60.0)   # card units: the middle of the corner box at the top-left index
-_OTHER_INDEX = (CW - 40.0, CH - 60.0)   # ... and of the bottom-right index's (upright when turned half round)
-
-
-def _box_in_face(rng: np.random.Generator, dx: float, dy: float) -> np.ndarray:
-    """Card units of a corner box -> card units of the face: the box moved by (dx, dy) and, half the
-    time, turned about its middle at any angle (the recogniser's false corners in a face meet its
-    print and edges at any angle: a queen's border read as a 5S).  Never the other index upright."""
-    cx, cy = _INDEX_CENTRE[0] + dx, _INDEX_CENTRE[1] + dy
-    turn = rng.uniform(0, 2 * math.pi) if rng.random() < 0.5 else 0.0
-    if math.cos(turn) < -0.7 and math.hypot(cx - _OTHER_INDEX[0], cy - _OTHER_INDEX[1]) < 60:
-        turn += math.pi   # a half-turned box there reads the bottom-right index the right way up
-    c, s = math.cos(turn), math.sin(turn)
-    ox, oy = _INDEX_CENTRE
-    # p -> centre + R (p - box middle)
-    return np.array([[c, -s, cx - (c * ox - s * oy)], [s, c, cy - (s * ox + c * oy)], [0.0, 0.0, 1.0]])
-
-
 def _core_mask(card_to_canvas: np.ndarray, n: int) -> np.ndarray:
     x0, y0, x1, y1 = INDEX_CORE
     pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32).reshape(-1, 1, 2)
@@ -375,8 +357,9 @@ class Synth:
                     dx += 60
                 canvas, h, _ = self._scene(face, anchor=(40 + dx, 60 + dy), angle=rng.uniform(0, 360),
                                            occlude=False)
+                shift = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])
                 canvas = _photometric(canvas, rng)
-                return extract_patch(canvas, jitter(rng, h @ _box_in_face(rng, dx, dy))), NONE
+                return extract_patch(canvas, jitter(rng, h @ shift)), NONE
             # The index read a quarter or half turn wrong: the recogniser's framing is off.
             canvas, h, _ = self._scene(face, anchor=(40, 60), angle=rng.uniform(0, 360), occlude=False)
             turn = float(rng.choice([90, 180, 270]))

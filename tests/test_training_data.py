@@ -66,23 +66,3 @@ def test_textured_stock_multiplies_paper_and_ink() -> None:
         assert paper.mean() < 250 and paper.std() > 0.5           # tinted, and not flat
         assert black.mean() < 0.5 * paper.mean()
         assert red[..., 2].mean() > red[..., 0].mean()             # red ink stays red
-
-
-def test_boxes_in_a_face_keep_their_middle_and_never_show_the_other_index_upright() -> None:
-    """The ``none`` boxes moved into a face keep their middle where drawn, and half of them turn; one
-    turned half round over the bottom-right index would frame it the right way up, a card, not ``none``."""
-    from models.data import _box_in_face
-
-    rng = np.random.default_rng(0)
-    middle = np.array([40.0, 60.0, 1.0])
-    turned = 0
-    for dx, dy in ((100.0, 50.0), (170.0, 230.0), (160.0, 220.0)):
-        for _ in range(400):
-            box = _box_in_face(rng, dx, dy)
-            assert np.allclose(box @ middle, (40 + dx, 60 + dy, 1.0))
-            assert np.isclose(np.linalg.det(box[:2, :2]), 1.0)        # turned, not scaled or sheared
-            cos = box[0, 0]
-            turned += not np.isclose(cos, 1.0)
-            if dx >= 160:
-                assert cos >= -0.7
-    assert 500 < turned < 700    # about half of the 1,200
