@@ -21,6 +21,7 @@ import math
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -29,6 +30,9 @@ from companion.cards import ALL_CODES
 from models.decks import Deck
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE, extract_patch, rotate_180
 from vision.render import STYLES, table_background
+
+if TYPE_CHECKING:
+    from vision.recognizer import Recognizer
 
 NONE = CLASSES.index("none")
 CANVAS = 256
@@ -188,12 +192,15 @@ def _composite(canvas: np.ndarray, face: FacePyramid, card_to_canvas: np.ndarray
     return alpha
 
 
-def _draw_chips(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _draw_chips(canvas: np.ndarray, rng: np.random.Generator, *,
+                radius: tuple[float, float] | None = None) -> np.ndarray:
+    """One to three chips anywhere on ``canvas``, ``radius`` px (default: small against the canvas);
+    returns where they lie."""
     mask = np.zeros(canvas.shape[:2], np.uint8)
-    n = canvas.shape[0]
+    h, w = canvas.shape[:2]
     for _ in range(int(rng.integers(1, 4))):
-        c = tuple(int(v) for v in rng.integers(0, n, 2))
-        r = int(rng.integers(n // 20 + 3, n // 6 + 5))
+        c = tuple(int(v) for v in rng.integers(0, (w, h)))
+        r = int(rng.integers(h // 20 + 3, h // 6 + 5)) if radius is None else max(3, round(rng.uniform(*radius)))
         white = rng.random() < 0.3   # a white chip, its marks coloured
         colour = tuple(int(v) for v in (rng.integers(215, 250, 3) if white else rng.integers(0, 256, 3)))
         mark = tuple(int(v) for v in rng.integers(0, 200, 3)) if white else (235, 235, 235)
@@ -486,6 +493,66 @@ def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 
             src = _photometric_light(image, rng) if rng.random() < 0.5 else image
             out.append(extract_patch(src, jitter(rng, found[k])))
     return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+
+
+CHIP_RADIUS = (65.0, 90.0)
+"""Card units: a poker chip is 39 mm across, a card 57 to 63 mm wide; a chip can fill a corner box."""
+
+
+def table_negatives(frames: int, rng: np.random.Generator, *, per_frame: int = 40) -> Patches:
+    """``none`` patches where the recogniser's own geometry proposes an index on synthetic tables
+    strewn with chips.
+
+    A white chip with coloured spots along its rim, filling a corner box
+    framed on its own edge, reads like a card's pips; drawn onto small
+    patches at random, a chip rarely lands so.  Each frame (1280x720, a
+    few cards face up and down at 70 to 130 px wide, three to nine chips
+    at a real chip's size, sometimes a hand) is proposed on like a camera
+    frame, and every hypothesis whose corner box lies wholly outside the
+    face-up cards (grown by a tenth) gives a patch, either corner.
+    """
+    from vision.recognizer import Recognizer, _NoCards
+    from vision.render import PlacedCard, draw_hand, render_scene
+
+    rec = Recognizer(classifier=_NoCards())
+    out = []
+    for i in range(frames):
+        width = rng.uniform(70, 130)
+        codes = rng.permutation(ALL_CODES[:52])[:int(rng.integers(0, 7))]
+        cards = [PlacedCard(str(code), (rng.uniform(80, 1200), rng.uniform(80, 640)), rng.uniform(0, 360), width,
+                            face_up=k >= 2 or rng.random() < 0.5) for k, code in enumerate(codes)]
+        frame, outlines = render_scene(cards, background=STYLES[i % len(STYLES)], seed=int(rng.integers(1 << 30)),
+                                       noise=float(rng.uniform(0, 4)))
+        scale = width / CW
+        for _ in range(3):
+            _draw_chips(frame, rng, radius=(CHIP_RADIUS[0] * scale, CHIP_RADIUS[1] * scale))
+        if rng.random() < 0.3:
+            draw_hand(frame, (rng.uniform(100, 1180), rng.uniform(500, 700)), size=1.5 * width)
+        found = proposed_outside(rec, frame, [o for card, o in zip(cards, outlines) if card.face_up])
+        src = _photometric_light(frame, rng) if rng.random() < 0.5 else frame
+        for k in rng.permutation(len(found))[:per_frame].tolist():
+            out.append(extract_patch(src, jitter(rng, found[k])))
+    return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+
+
+def proposed_outside(recognizer: Recognizer, frame: np.ndarray, faces: list[np.ndarray]) -> list[np.ndarray]:
+    """The index corners (card-units-to-frame homographies, both corners of each hypothesis) that
+    ``recognizer`` proposes in ``frame`` whose corner box lies wholly outside every outline of
+    ``faces`` grown by a tenth: what the detector takes for a card where there is none."""
+    x0, y0, x1, y1 = CORNER_BOX
+    box = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1], [(x0 + x1) / 2, (y0 + y1) / 2, 1]],
+                   np.float64).T
+    grown = [((o - o.mean(axis=0)) * 1.1 + o.mean(axis=0)).astype(np.float32) for o in faces]
+    found = []
+    for m in recognizer.propose(frame):
+        for corner in (m, rotate_180(m)):
+            q = corner @ box
+            if np.any(np.abs(q[2]) < 1e-9):
+                continue
+            if not any(cv2.pointPolygonTest(face, (float(px), float(py)), False) >= 0
+                       for face in grown for px, py in (q[:2] / q[2]).T):
+                found.append(corner)
+    return found
 
 
 def _photometric_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:

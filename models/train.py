@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.data import Patches, Synth, real_corners, read_labelled, scene_negatives
+from models.data import Patches, Synth, real_corners, read_labelled, scene_negatives, table_negatives
 from models.decks import HELD_OUT, load_all
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE
 
@@ -152,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
     parser.add_argument("--scenes", type=Path, default=SCENES,
                         help="boxed photos of cards on clutter, mined for 'none' patches (skipped if missing)")
+    parser.add_argument("--tables", type=int, default=200,
+                        help="synthetic tables with chips, mined for 'none' patches the same way (0: none)")
     args = parser.parse_args(argv)
 
     import torch
@@ -191,6 +193,10 @@ def main(argv: list[str] | None = None) -> int:
         mined = scene_negatives(args.scenes, rng)
         print(f"    {len(mined.y)} 'none' patches mined from {args.scenes}", flush=True)
         parts.append(mined)
+    if args.tables > 0:
+        chips = table_negatives(args.tables, rng)
+        print(f"    {len(chips.y)} 'none' patches proposed on {args.tables} synthetic tables with chips", flush=True)
+        parts.append(chips)
     train = Patches.concat(parts)
     counts = np.bincount(train.y, minlength=len(CLASSES))
     print(f"    {len(train.y)} training patches ({counts[-1]} none, {counts[:-1].min()}-{counts[:-1].max()} "

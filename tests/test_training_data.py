@@ -66,3 +66,22 @@ def test_textured_stock_multiplies_paper_and_ink() -> None:
         assert paper.mean() < 250 and paper.std() > 0.5           # tinted, and not flat
         assert black.mean() < 0.5 * paper.mean()
         assert red[..., 2].mean() > red[..., 0].mean()             # red ink stays red
+
+
+def test_table_negatives_come_only_from_outside_the_face_up_cards() -> None:
+    from models.data import proposed_outside, table_negatives
+    from vision.recognizer import Recognizer, _NoCards
+
+    cards = [PlacedCard("TD", (200, 240), 10, 110), PlacedCard("4S", (470, 230), -20, 110)]
+    # Wider than a card could fill, so no hypothesis stands on the picture's own corners.
+    frame, outlines = render_scene(cards, size=(800, 400), background="wood", noise=2)
+    rec = Recognizer(classifier=_NoCards())
+    assert proposed_outside(rec, frame, outlines) == []
+    # The second card not counted as a face: its corners come back, and nothing of the first card.
+    found = proposed_outside(rec, frame, outlines[:1])
+    assert found
+    corners = np.array([(m @ (0.0, 0.0, 1.0))[:2] / (m @ (0.0, 0.0, 1.0))[2] for m in found])
+    assert np.all(np.linalg.norm(corners - outlines[1].mean(axis=0), axis=1) < 250)
+    mined = table_negatives(2, np.random.default_rng(0))
+    assert len(mined.y) > 0 and set(mined.y.tolist()) == {NONE}
+    assert mined.x.shape[1:] == PATCH_SHAPE + (3,) and mined.x.dtype == np.uint8
