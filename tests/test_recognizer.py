@@ -580,6 +580,15 @@ def test_a_card_read_surely_is_not_read_again_as_another_outline(
     assert classifier.batches == batches
 
 
+def test_a_card_filling_the_picture_is_read_again_beside_a_sure_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only cards seen by their own corners are merged with a surer one naming the same card; the
+    picture's own outline read unsure is read again (two hypotheses, two corners, four shifts each)
+    whatever they name, since its verdict is weighed apart (a close-up's two corners can both be sure)."""
+    classifier = _SureThenUnsure("5S")
+    assert read_given(monkeypatch, classifier, [lone_hypothesis(), *_detect.frame_hypotheses(640, 480)]) == ["5S"]
+    assert classifier.batches == [3, 2, 16]
+
+
 class _CoveredOwnCorner:
     """Reads 'none' at every hypothesis's own corner and 9H at the opposite one (by call order)."""
 

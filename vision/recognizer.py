@@ -199,9 +199,11 @@ class Recognizer:
             other[second] = self._read(frame, [rotate_180(mats[keep[k]]) for k in second])
         px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
         combined = [self._combine(own[i], other[k], mats[i], hyps[i].width * px) for k, i in enumerate(keep)]
-        sure = [c for c in combined if c is not None and c.confidence >= _UNSURE[1]]
+        # Only the cards seen by their own corners are merged (a card filling the picture is not).
+        sure = [c for k, i in enumerate(keep)
+                if hyps[i].corner >= 0 and (c := combined[k]) is not None and c.confidence >= _UNSURE[1]]
         unsure = [(k, i) for k, i in enumerate(keep) if self.read_again and (c := combined[k]) is not None
-                  and _UNSURE[0] <= c.confidence < _UNSURE[1] and not _repeats(c, sure)]
+                  and _UNSURE[0] <= c.confidence < _UNSURE[1] and not (hyps[i].corner >= 0 and _repeats(c, sure))]
         if unsure:
             own, other = self._read_again(frame, mats, own, other, unsure, set(second))
             for k, i in unsure:
