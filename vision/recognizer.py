@@ -199,11 +199,8 @@ class Recognizer:
             other[second] = self._read(frame, [rotate_180(mats[keep[k]]) for k in second])
         px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
         combined = [self._combine(own[i], other[k], mats[i], hyps[i].width * px) for k, i in enumerate(keep)]
-        # Only the cards seen by their own corners are merged (a card filling the picture is not).
-        sure = [c for k, i in enumerate(keep)
-                if hyps[i].corner >= 0 and (c := combined[k]) is not None and c.confidence >= _UNSURE[1]]
         unsure = [(k, i) for k, i in enumerate(keep) if self.read_again and (c := combined[k]) is not None
-                  and _UNSURE[0] <= c.confidence < _UNSURE[1] and not (hyps[i].corner >= 0 and _repeats(c, sure))]
+                  and _UNSURE[0] <= c.confidence < _UNSURE[1]]
         if unsure:
             own, other = self._read_again(frame, mats, own, other, unsure, set(second))
             for k, i in unsure:
@@ -407,17 +404,6 @@ class Recognizer:
         order = np.argsort(-c.probs)
         alternatives = tuple((_CODES[j], round(float(c.probs[j]), 4)) for j in order[1:4] if c.probs[j] > 0.01)
         return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
-
-
-def _repeats(candidate: _Candidate, sure: list[_Candidate]) -> bool:
-    """Whether a surer candidate names the same card within a card's width: :meth:`Recognizer._suppress`
-    keeps one of the two as that card whatever a second read says, so the read again is saved."""
-    x, y = candidate.centre.tolist()
-    for s in sure:
-        sx, sy = s.centre.tolist()
-        if s.code == candidate.code and math.hypot(x - sx, y - sy) < max(s.width, candidate.width):
-            return True
-    return False
 
 
 def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
