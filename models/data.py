@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -467,8 +468,6 @@ def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 
     from vision.recognizer import Recognizer, _NoCards
 
     rec = Recognizer(classifier=_NoCards())
-    x0, y0, x1, y1 = CORNER_BOX
-    box_corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64).T
     out = []
     for xml_path in sorted(folder.glob("*.xml")):
         image = next((cv2.imread(str(p)) for p in (xml_path.with_suffix(".JPG"), xml_path.with_suffix(".jpg"))
@@ -479,16 +478,9 @@ def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 
         for bx0, by0, bx1, by1 in _boxes(xml_path):
             gx, gy = 0.1 * (bx1 - bx0), 0.1 * (by1 - by0)
             boxes.append((bx0 - gx, by0 - gy, bx1 + gx, by1 + gy))
-        found = []
-        for m in rec.propose(image):
-            for corner in (m, rotate_180(m)):
-                q = corner @ box_corners
-                if np.any(np.abs(q[2]) < 1e-9):
-                    continue
-                qx, qy = q[0] / q[2], q[1] / q[2]
-                if all(qx.max() < bx0 or qx.min() > bx1 or qy.max() < by0 or qy.min() > by1
-                       for bx0, by0, bx1, by1 in boxes):
-                    found.append(corner)
+        found = proposed_outside(rec, image, lambda pts: all(
+            pts[:, 0].max() < bx0 or pts[:, 0].min() > bx1 or pts[:, 1].max() < by0 or pts[:, 1].min() > by1
+            for bx0, by0, bx1, by1 in boxes))
         for k in rng.permutation(len(found))[:per_image].tolist():
             src = _photometric_light(image, rng) if rng.random() < 0.5 else image
             out.append(extract_patch(src, jitter(rng, found[k])))
@@ -528,29 +520,29 @@ def table_negatives(frames: int, rng: np.random.Generator, *, per_frame: int = 4
             _draw_chips(frame, rng, radius=(CHIP_RADIUS[0] * scale, CHIP_RADIUS[1] * scale))
         if rng.random() < 0.3:
             draw_hand(frame, (rng.uniform(100, 1180), rng.uniform(500, 700)), size=1.5 * width)
-        found = proposed_outside(rec, frame, [o for card, o in zip(cards, outlines) if card.face_up])
+        faces = [((o - o.mean(axis=0)) * 1.1 + o.mean(axis=0)).astype(np.float32)
+                 for card, o in zip(cards, outlines) if card.face_up]
+        found = proposed_outside(rec, frame, lambda pts: not any(
+            cv2.pointPolygonTest(face, (float(x), float(y)), False) >= 0 for face in faces for x, y in pts))
         src = _photometric_light(frame, rng) if rng.random() < 0.5 else frame
         for k in rng.permutation(len(found))[:per_frame].tolist():
             out.append(extract_patch(src, jitter(rng, found[k])))
     return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
 
 
-def proposed_outside(recognizer: Recognizer, frame: np.ndarray, faces: list[np.ndarray]) -> list[np.ndarray]:
+def proposed_outside(recognizer: Recognizer, frame: np.ndarray,
+                     outside: Callable[[np.ndarray], bool]) -> list[np.ndarray]:
     """The index corners (card-units-to-frame homographies, both corners of each hypothesis) that
-    ``recognizer`` proposes in ``frame`` whose corner box lies wholly outside every outline of
-    ``faces`` grown by a tenth: what the detector takes for a card where there is none."""
+    ``recognizer`` proposes in ``frame`` where ``outside`` accepts the corner box's four corners and
+    middle (a (5, 2) array of frame pixels): what the detector takes for a card where there is none."""
     x0, y0, x1, y1 = CORNER_BOX
     box = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1], [(x0 + x1) / 2, (y0 + y1) / 2, 1]],
                    np.float64).T
-    grown = [((o - o.mean(axis=0)) * 1.1 + o.mean(axis=0)).astype(np.float32) for o in faces]
     found = []
     for m in recognizer.propose(frame):
         for corner in (m, rotate_180(m)):
             q = corner @ box
-            if np.any(np.abs(q[2]) < 1e-9):
-                continue
-            if not any(cv2.pointPolygonTest(face, (float(px), float(py)), False) >= 0
-                       for face in grown for px, py in (q[:2] / q[2]).T):
+            if not np.any(np.abs(q[2]) < 1e-9) and outside((q[:2] / q[2]).T):
                 found.append(corner)
     return found
 
