@@ -69,6 +69,14 @@ def simulate(spec: dict[str, Any]) -> tuple[SimulatedTable, list[dict[str, Any]]
     return table, events
 
 
+def started(spec: dict[str, Any]) -> tuple[Game, list[dict[str, Any]]]:
+    """A game that has taken the simulation's first event (the set-up), and all the events."""
+    _, events = simulate(spec)
+    game = Game()
+    game.push(events[0])
+    return game, events
+
+
 def total(game: Game) -> int:
     return sum(game.balances.values()) + sum(game.board.values())
 
@@ -94,9 +102,7 @@ def test_simulated_games_conserve_chips_after_every_event(spec: dict[str, Any]) 
 @settings(max_examples=40, deadline=None)
 @given(tables, st.randoms(use_true_random=False))
 def test_pop_after_any_push_restores_the_view(spec: dict[str, Any], rnd: random.Random) -> None:
-    _, events = simulate(spec)
-    game = Game()
-    game.push(events[0])
+    game, events = started(spec)
     for event in events[1:]:
         before = game.view()
         game.push(event)
@@ -148,9 +154,7 @@ def junk_for(game: Game, rnd: random.Random) -> dict[str, Any]:
 @settings(max_examples=40, deadline=None)
 @given(tables, st.randoms(use_true_random=False))
 def test_junk_is_refused_with_a_value_error_and_changes_nothing(spec: dict[str, Any], rnd: random.Random) -> None:
-    _, events = simulate(spec)
-    game = Game()
-    game.push(events[0])
+    game, events = started(spec)
     for event in events[1:]:
         for _ in range(rnd.randint(0, 2)):
             junk = junk_for(game, rnd)
