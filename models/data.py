@@ -520,14 +520,18 @@ def table_negatives(frames: int, rng: np.random.Generator, *, per_frame: int = 4
             _draw_chips(frame, rng, radius=(CHIP_RADIUS[0] * scale, CHIP_RADIUS[1] * scale))
         if rng.random() < 0.3:
             draw_hand(frame, (rng.uniform(100, 1180), rng.uniform(500, 700)), size=1.5 * width)
-        faces = [((o - o.mean(axis=0)) * 1.1 + o.mean(axis=0)).astype(np.float32)
-                 for card, o in zip(cards, outlines) if card.face_up]
-        found = proposed_outside(rec, frame, lambda pts: not any(
-            cv2.pointPolygonTest(face, (float(x), float(y)), False) >= 0 for face in faces for x, y in pts))
+        found = proposed_outside(rec, frame, off_cards([o for card, o in zip(cards, outlines) if card.face_up]))
         src = _photometric_light(frame, rng) if rng.random() < 0.5 else frame
         for k in rng.permutation(len(found))[:per_frame].tolist():
             out.append(extract_patch(src, jitter(rng, found[k])))
     return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+
+
+def off_cards(outlines: list[np.ndarray], *, grow: float = 1.1) -> Callable[[np.ndarray], bool]:
+    """A test for :func:`proposed_outside`: no point within any of the card ``outlines`` grown ``grow`` times."""
+    grown = [((o - o.mean(axis=0)) * grow + o.mean(axis=0)).astype(np.float32) for o in outlines]
+    return lambda pts: not any(cv2.pointPolygonTest(card, (float(x), float(y)), False) >= 0
+                               for card in grown for x, y in pts)
 
 
 def proposed_outside(recognizer: Recognizer, frame: np.ndarray,

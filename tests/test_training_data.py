@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -70,21 +69,16 @@ def test_textured_stock_multiplies_paper_and_ink() -> None:
 
 
 def test_table_negatives_come_only_from_outside_the_face_up_cards() -> None:
-    from models.data import proposed_outside, table_negatives
+    from models.data import off_cards, proposed_outside, table_negatives
     from vision.recognizer import Recognizer, _NoCards
 
     cards = [PlacedCard("TD", (200, 240), 10, 110), PlacedCard("4S", (470, 230), -20, 110)]
     # Wider than a card could fill, so no hypothesis stands on the picture's own corners.
     frame, outlines = render_scene(cards, size=(800, 400), background="wood", noise=2)
     rec = Recognizer(classifier=_NoCards())
-
-    def off(faces: list[np.ndarray]) -> Callable[[np.ndarray], bool]:
-        return lambda pts: not any(cv2.pointPolygonTest(f, (float(x), float(y)), False) >= 0
-                                   for f in faces for x, y in pts)
-
-    assert proposed_outside(rec, frame, off(outlines)) == []
+    assert proposed_outside(rec, frame, off_cards(outlines)) == []
     # The second card not counted as a face: its corners come back, and nothing of the first card.
-    found = proposed_outside(rec, frame, off(outlines[:1]))
+    found = proposed_outside(rec, frame, off_cards(outlines[:1]))
     assert found
     corners = np.array([(m @ (0.0, 0.0, 1.0))[:2] / (m @ (0.0, 0.0, 1.0))[2] for m in found])
     assert np.all(np.linalg.norm(corners - outlines[1].mean(axis=0), axis=1) < 250)

@@ -310,8 +310,12 @@ class Recognizer:
         hyps = [h for width in widths.likely or [None] for h in _detect.hypotheses(corners, width, min_width=min_width)]
         hyps += [replace(h, doubtful=True) for width in widths.doubtful
                  for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
-        hyps = _detect.on_cards(hyps, filled)
-        hyps = _detect.unique(_detect.look_like_index(hyps, value, mask))
+
+        def screened(found: list[_detect.Hypothesis]) -> list[_detect.Hypothesis]:
+            """Those lying on bright blobs and looking like an index there, each card once."""
+            return _detect.unique(_detect.look_like_index(_detect.on_cards(found, filled), value, mask))
+
+        hyps = screened(hyps)
 
         def close_up() -> list[_detect.Hypothesis]:
             """One card close up, wider than a table's cards can be: sized by its own measured edges
@@ -320,11 +324,8 @@ class Recognizer:
             big = _detect.scene_card_widths(outer, max_width=long_side)
             if not big.likely:
                 big = _detect.scene_card_widths(inner, max_width=long_side)
-            close = [replace(h, doubtful=True) for width in big.likely + big.doubtful if width > max_width
-                     for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
-            if not close:
-                return []
-            return _detect.unique(_detect.look_like_index(_detect.on_cards(close, filled), value, mask))
+            return screened([replace(h, doubtful=True) for width in big.likely + big.doubtful if width > max_width
+                             for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)])
 
         return hyps + _detect.frame_hypotheses(ww, wh), close_up, value, to_frame
 
