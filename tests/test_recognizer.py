@@ -18,7 +18,7 @@ import pytest
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, extract_patch, rotate_180
 from vision.detection import Detection
-from vision.recognizer import FrameError, Recognizer, _NoCards, annotate
+from vision.recognizer import FrameError, Recognizer, _Candidate, _NoCards, annotate
 from vision.render import PlacedCard, card_face, render_scene
 
 NONE = len(CLASSES) - 1
@@ -532,6 +532,30 @@ def test_one_printed_index_is_one_card(monkeypatch: pytest.MonkeyPatch) -> None:
     hyps = [_detect.Hypothesis(np.array([[s, 0, 300], [0, s, 200], [0, 0, 1.0]]), 100.0, 0, measured=1),
             _detect.Hypothesis(turned, 100.0, 1, measured=1)]
     assert read_given(monkeypatch, _TwoReadings(), hyps) == ["3D"]
+
+
+def _candidate(code: str, confidence: float, x: float, y: float, width: float) -> _Candidate:
+    """A card read from its top-left index at (x, y), upright, ``width`` pixels wide."""
+    s = width / CARD_SIZE[0]
+    to_frame = np.array([[s, 0, x], [0, s, y], [0, 0, 1.0]])
+    probs = np.zeros(len(CLASSES) - 1)
+    probs[CLASSES.index(code)] = confidence
+    centre = (to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))[:2]
+    return _Candidate(CLASSES.index(code), confidence, probs, to_frame, centre, width, 1, False, ((x, y),))
+
+
+def test_a_card_read_surely_at_two_sizes_takes_the_size_of_the_tables_other_cards() -> None:
+    """A corner measured along a row's straight edge grows the card half as wide again; the read
+    is as sure at either size, and the tracker wants the card where it lies, frame after frame."""
+    others = [_candidate(code, 0.97, 100 + 150 * i, 400, 80) for i, code in enumerate(["2C", "3C", "4C"])]
+    grown, right = _candidate("4S", 0.99, 500, 56, 127), _candidate("4S", 0.98, 500, 56, 80)
+    kept = Recognizer._suppress(others + [grown, right])
+    assert [(CLASSES[c.code], round(c.width)) for c in kept] == [("4S", 80), ("2C", 80), ("3C", 80), ("4C", 80)]
+    # Alone, nothing says which size is the table's: the surer read stands.
+    assert [round(c.width) for c in Recognizer._suppress([grown, right])] == [127]
+    # Nor does an unsure read of the table's size replace a sure one.
+    unsure = _candidate("4S", 0.6, 500, 56, 80)
+    assert [round(c.width) for c in Recognizer._suppress(others + [grown, unsure]) if CLASSES[c.code] == "4S"] == [127]
 
 
 class _ReadsAsideAs:

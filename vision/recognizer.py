@@ -372,7 +372,11 @@ class Recognizer:
         index corner at the same place are the same card, whatever else
         differs: one printed index is one card's (a corner put on a false
         edge reads a real index at the wrong angle, often as another rank).
+        Of two sure reads of one card, the one of the size most of the
+        frame's sure cards have is kept, however slightly surer the other is.
         """
+        sure = sorted(c.width for c in candidates if c.confidence >= _DISTINCT)
+        typical = sure[len(sure) // 2] if len(sure) >= 3 else None
         kept: list[tuple[_Candidate, float, float, float, float]] = []   # candidate, centre, x axis
         for c in sorted(candidates, key=lambda c: -c.confidence):
             cx, cy = c.centre.tolist()
@@ -380,7 +384,7 @@ class Recognizer:
             norm = math.hypot(ux, uy) + 1e-12
             ux, uy = ux / norm, uy / norm
             duplicate = False
-            for k, kx, ky, vx, vy in kept:
+            for n, (k, kx, ky, vx, vy) in enumerate(kept):
                 d = math.hypot(cx - kx, cy - ky)
                 size = max(c.width, k.width)
                 askew = abs(ux * vx + uy * vy) < _PARALLEL and c.confidence >= _DISTINCT
@@ -388,6 +392,11 @@ class Recognizer:
                                                     for ax, ay in c.read_at for bx, by in k.read_at)
                 if (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size) or same_index:
                     duplicate = True
+                    if (c.code == k.code and c.confidence >= _DISTINCT and typical is not None
+                            and abs(c.width - typical) < 0.15 * typical < 0.6 * abs(k.width - typical)):
+                        # One card read surely at two sizes: it is the one of the size the table's
+                        # other cards have (a corner measured along a row's straight edge grows it).
+                        kept[n] = (c, cx, cy, ux, uy)
                     break
             if not duplicate:
                 kept.append((c, cx, cy, ux, uy))
