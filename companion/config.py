@@ -37,17 +37,19 @@ def _known(table: Mapping[str, Any], name: str, keys: set[str]) -> None:
 
 @dataclass(frozen=True)
 class CameraConfig:
-    """Where frames come from (``vision.sources.open_source``), their size and rate, and whether
-    the recogniser reads an unsure card again (``Recognizer(read_again=...)``)."""
+    """Where frames come from (``vision.sources.open_source``), their size and rate, whether
+    the recogniser reads an unsure card again (``Recognizer(read_again=...)``), and whether a
+    frame showing what the last frame read showed is read at all (``vision.still.StillFrames``)."""
 
     source: str = "picamera2"
     size: tuple[int, int] = (1280, 720)
     fps: float = 10.0
     read_again: bool = True
+    skip_still: bool = True
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> CameraConfig:
-        _known(d, "camera", {"source", "size", "fps", "read_again"})
+        _known(d, "camera", {"source", "size", "fps", "read_again", "skip_still"})
         source = d.get("source", cls.source)
         if isinstance(source, bool) or not isinstance(source, (str, int)):
             raise ConfigError(f"camera.source must be text or a webcam number, not {source!r}")
@@ -64,7 +66,10 @@ class CameraConfig:
         read_again = d.get("read_again", cls.read_again)
         if not isinstance(read_again, bool):
             raise ConfigError(f"camera.read_again must be true or false, not {read_again!r}")
-        return cls(str(source), (size[0], size[1]), float(fps), read_again)
+        skip_still = d.get("skip_still", cls.skip_still)
+        if not isinstance(skip_still, bool):
+            raise ConfigError(f"camera.skip_still must be true or false, not {skip_still!r}")
+        return cls(str(source), (size[0], size[1]), float(fps), read_again, skip_still)
 
     @property
     def source_spec(self) -> str:

@@ -34,6 +34,7 @@ from companion.simulate import SimulatedTable
 from companion.table import Table
 from vision.detection import Detection
 from vision.render import PlacedCard, draw_hand, render_scene, table_background
+from vision.still import StillFrames
 from vision.tracker import CardSeen, Tracker
 from vision.zones import ZoneMap
 
@@ -90,6 +91,7 @@ class DemoTable:
         board: Any | None = None,
         detect: Any = None,
         hold_frames: int = 8,
+        every_frame: bool = False,
     ) -> None:
         from vision.recognizer import Recognizer
 
@@ -103,7 +105,9 @@ class DemoTable:
         self.hold_frames = hold_frames
         self.zones = ZoneMap.around_table(list(players), size)
         self.view = LatestFrame(self.zones)
-        self.detect = detect or Recognizer().detect
+        if detect is None:
+            detect = Recognizer().detect if every_frame else StillFrames(Recognizer().detect)
+        self.detect = detect
         self.tracker = Tracker(self.zones)
         self.loop = TableLoop(table, board=board, tracker=self.tracker)
         self.background = table_background(size, style="wood", seed=seed)
@@ -254,6 +258,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8080, help="scoreboard port (default 8080)")
     parser.add_argument("--pin", default="2468", help="referee PIN for the demo's pages (default 2468)")
     parser.add_argument("--data", type=Path, default=None, help="folder for the demo's game store (default: a temporary one)")
+    parser.add_argument("--every-frame", action="store_true",
+                        help="read every frame, even one showing what the last frame read showed")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -266,7 +272,8 @@ def run(args: argparse.Namespace) -> int:
     table = Table.open(data / "demo.sqlite")
     demo: DemoTable
     with Board(BoardConfig(), on_event=lambda e: demo.loop.on_button(e), pin_factory=mock_factory()) as board:
-        demo = DemoTable(table, variant=args.variant, seed=seed, speed=args.speed, board=board)
+        demo = DemoTable(table, variant=args.variant, seed=seed, speed=args.speed, board=board,
+                         every_frame=args.every_frame)
         server = None if args.no_serve else _serve(table, demo.view, args, data)
         print(f"Playing {args.hands} hand(s) of {args.variant}, shuffle {seed}, store {data / 'demo.sqlite'}", flush=True)
         try:
@@ -309,5 +316,8 @@ def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
         f"{score.uncertain} unsure, {score.missed} entered by hand; "
         f"precision {score.precision:.3f}, recall {score.recall:.3f}; {score.fps:.1f} frames/s over {score.frames} frames"
     )
+    if isinstance(demo.detect, StillFrames):
+        print(f"Frames read: {demo.detect.frames_read}; {demo.detect.frames_skipped} showed what the last one read "
+              "showed and were not read again (--every-frame reads them all)")
     for line in score.wrong[:10]:
         print(f"  misread: {line}")

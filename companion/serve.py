@@ -321,6 +321,7 @@ def run(args: argparse.Namespace) -> int:
     from hardware.board import Board, close_on_sigterm
     from vision.recognizer import Recognizer
     from vision.sources import open_source
+    from vision.still import StillFrames
     from web.app import create_app
     from web.cli import serve
 
@@ -343,9 +344,10 @@ def run(args: argparse.Namespace) -> int:
         if table.view()["variant"]:
             board.update(table.view())
         view = LatestFrame(default_zones(config, table), save_zones=config.save_zones)
+        detect = Recognizer(read_again=config.camera.read_again).detect
         camera = CameraWorker(
-            source, Recognizer(read_again=config.camera.read_again).detect, tracker, view, on_events=loop.handle,
-            on_camera=board.camera_ok,
+            source, StillFrames(detect) if config.camera.skip_still else detect, tracker, view,
+            on_events=loop.handle, on_camera=board.camera_ok,
         ).start()
         app = create_app(table, config=config.web, camera=view, data_dir=config.data_dir)
         if app.config["PIN_GENERATED"]:

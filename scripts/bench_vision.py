@@ -1,6 +1,6 @@
 """Milliseconds per 1280x720 frame for the card recogniser, on one core.
 
-    python scripts/bench_vision.py [--frames 40] [--model PATH] [--detector-only] [--json]
+    python scripts/bench_vision.py [--frames 40] [--model PATH] [--detector-only] [--still] [--json]
 
 Synthetic tables from ``vision.render`` with 0, 5 and 15 face-up cards (plus
 two face-down ones and a hand in the picture), light and dark tables in turn.
@@ -8,6 +8,9 @@ OpenCV and onnxruntime each get one thread, as on the Pi.  Wall-clock and the
 thread's CPU time are both printed: on a shared machine the CPU time is the
 figure that does not depend on the neighbours.  ``--detector-only``
 times the geometry alone (no model needed): everything up to the patches.
+``--still`` also times a table that has stopped changing, through
+:class:`vision.still.StillFrames` (the live loop's default) once it has read
+the table: the cost of a frame not read again.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cv2
@@ -24,13 +28,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.cards import ALL_CODES  # noqa: E402
-from vision.render import PlacedCard, draw_hand, render_scene  # noqa: E402
+from vision.render import PlacedCard, draw_hand, render_scene, table_background  # noqa: E402
+from vision.still import StillFrames  # noqa: E402
 
 STYLES = ("light_wood", "felt", "wood", "dark_wood")
 
 
-def scene(n_cards: int, seed: int) -> np.ndarray:
-    """A 1280x720 table with ``n_cards`` face-up cards, some overlapping in pairs."""
+def scene(n_cards: int, seed: int, noise_seed: int | None = None) -> np.ndarray:
+    """A 1280x720 table with ``n_cards`` face-up cards, some overlapping in pairs; ``noise_seed``
+    draws the camera's noise afresh on the same table (default: ``seed``)."""
     rng = np.random.default_rng(seed)
     codes = rng.permutation(ALL_CODES[:52])[:n_cards]
     cards = []
@@ -44,7 +50,8 @@ def scene(n_cards: int, seed: int) -> np.ndarray:
             cards.append(PlacedCard(str(code), centre, rng.uniform(0, 360), 90))
     cards += [PlacedCard("AS", (rng.uniform(120, 1160), rng.uniform(110, 610)), rng.uniform(0, 360), 90,
                          face_up=False) for _ in range(2)]
-    frame, _ = render_scene(cards, background=STYLES[seed % len(STYLES)], seed=seed, noise=3)
+    table = table_background((1280, 720), style=STYLES[seed % len(STYLES)], seed=seed)
+    frame, _ = render_scene(cards, background=table, seed=seed if noise_seed is None else noise_seed, noise=3)
     return draw_hand(frame, (rng.uniform(200, 1000), 650), size=150)
 
 
@@ -53,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=40, help="frames per card count (default 40)")
     parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards.onnx)")
     parser.add_argument("--detector-only", action="store_true", help="time the geometry only")
+    parser.add_argument("--still", action="store_true",
+                        help="also time a still table's frames through vision.still.StillFrames, once it has been read")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
@@ -74,26 +83,37 @@ def main(argv: list[str] | None = None) -> int:
     for n in (0, 5, 15):
         frames = [scene(n, seed) for seed in range(args.frames)]
         run(frames[0])  # warm-up: onnxruntime allocates on first use
-        times, cpu, found = [], [], []
-        for frame in frames:
-            start, start_cpu = time.perf_counter(), time.thread_time()
-            out = run(frame)
-            cpu.append((time.thread_time() - start_cpu) * 1000)
-            times.append((time.perf_counter() - start) * 1000)
-            found.append(len(out))
-        results[f"{n}_cards"] = {"median_ms": round(float(np.median(times)), 1),
-                                 "p90_ms": round(float(np.percentile(times, 90)), 1),
-                                 "cpu_median_ms": round(float(np.median(cpu)), 1),
-                                 "cpu_p90_ms": round(float(np.percentile(cpu, 90)), 1),
-                                 "mean_found": round(float(np.mean(found)), 2)}
+        results[f"{n}_cards"] = _timed(run, frames)
+        if args.still:
+            # One table, the camera's noise drawn afresh each frame: read settle_reads times, then skipped.
+            still = StillFrames(run)
+            for k in range(still.settle_reads):
+                still(scene(n, 0, noise_seed=k))
+            frames = [scene(n, 0, noise_seed=k) for k in range(still.settle_reads, still.settle_reads + args.frames)]
+            results[f"{n}_still"] = _timed(still, frames) | {"frames_read": still.frames_read}
     if args.json:
         print(json.dumps(results))
     else:
         what = "proposals" if args.detector_only else "cards found"
         for key, r in results.items():
             print(f"{key:>9}: median {r['median_ms']:6.1f} ms   p90 {r['p90_ms']:6.1f} ms   "
-                  f"(CPU {r['cpu_median_ms']:.1f} / {r['cpu_p90_ms']:.1f} ms)   mean {what} {r['mean_found']}")
+                  f"(CPU {r['cpu_median_ms']:.1f} / {r['cpu_p90_ms']:.1f} ms)   mean {what} {r['mean_found']}"
+                  + (f"   read {r['frames_read']} of {args.frames + 5} frames" if "frames_read" in r else ""))
     return 0
+
+
+def _timed(run: Callable[[np.ndarray], Sequence[object]], frames: list[np.ndarray]) -> dict[str, float]:
+    """Median and 90th percentile of wall-clock and thread CPU milliseconds per frame, and the mean found."""
+    times, cpu, found = [], [], []
+    for frame in frames:
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        out = run(frame)
+        cpu.append((time.thread_time() - start_cpu) * 1000)
+        times.append((time.perf_counter() - start) * 1000)
+        found.append(len(out))
+    return {"median_ms": round(float(np.median(times)), 1), "p90_ms": round(float(np.percentile(times, 90)), 1),
+            "cpu_median_ms": round(float(np.median(cpu)), 1), "cpu_p90_ms": round(float(np.percentile(cpu, 90)), 1),
+            "mean_found": round(float(np.mean(found)), 2)}
 
 
 if __name__ == "__main__":

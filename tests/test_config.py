@@ -24,6 +24,8 @@ def test_the_example_config_loads() -> None:
     config = Config.load(ROOT / "deploy" / "config.example.toml")
     assert config.camera.read_again
     assert not Config.from_dict({"camera": {"read_again": False}}).camera.read_again
+    assert config.camera.skip_still
+    assert not Config.from_dict({"camera": {"skip_still": False}}).camera.skip_still
     assert config.data_dir == Path("/var/lib/table-companion")
     assert config.web.host == "0.0.0.0"
     assert len(config.board.led_pins) == 10
@@ -37,6 +39,7 @@ def test_the_example_config_loads() -> None:
         ("[camera]\nsize = [1280]", "camera.size"),
         ("[camera]\nsource = true", "camera.source"),
         ("[camera]\nread_again = 'yes'", "camera.read_again"),
+        ("[camera]\nskip_still = 1", "camera.skip_still"),
         ("[game]\nvariant = 'poker'", "unknown variant"),
         ("[game]\nplayers = ['Ann']", "2 to 9 players"),
         ("[game]\nchips = 2.5", "chips"),

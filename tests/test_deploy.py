@@ -74,7 +74,8 @@ def test_example_config_parses() -> None:
     config = _example()
     assert {"data_dir", "camera", "zones", "board", "web", "game"} <= set(config)
     assert config["data_dir"] == "/var/lib/table-companion"
-    assert config["camera"] == {"source": "picamera2", "size": [1280, 720], "fps": 10, "read_again": True}
+    assert config["camera"] == {"source": "picamera2", "size": [1280, 720], "fps": 10, "read_again": True,
+                                "skip_still": True}
 
 
 # Each section through the loader of the part that owns it (skipped while that part is not in the tree).

@@ -1,0 +1,150 @@
+"""StillFrames: a frame is read again exactly when the table in it has changed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detection import Detection
+from vision.recognizer import FrameError
+from vision.render import PlacedCard, render_scene, table_background
+from vision.still import StillFrames
+from vision.tracker import Tracker
+
+BACKGROUND = table_background((1280, 720), style="wood", seed=3)
+CARDS = [PlacedCard("QS", (400, 300), 10, 85), PlacedCard("7H", (800, 400), -30, 85)]
+
+
+def frame(cards: list[PlacedCard], seed: int) -> np.ndarray:
+    """The table with ``cards``, a camera's noise drawn afresh for each ``seed``."""
+    return render_scene(cards, size=(1280, 720), background=BACKGROUND, seed=seed, noise=4.0)[0]
+
+
+class Counting:
+    """A stand-in recogniser that counts its reads and names each one."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __call__(self, image: np.ndarray) -> list[Detection]:
+        self.reads += 1
+        return [Detection(f"read {self.reads}", 1.0, np.zeros((4, 2), np.float32))]
+
+
+def test_a_table_that_stopped_changing_is_read_settle_reads_times_then_replayed_in_turn() -> None:
+    detect = Counting()
+    still = StillFrames(detect, settle_reads=3)
+    codes = [[d.code for d in still(frame(CARDS, seed))] for seed in range(8)]
+    assert detect.reads == 3
+    assert codes == [["read 1"], ["read 2"], ["read 3"], ["read 1"], ["read 2"], ["read 3"], ["read 1"], ["read 2"]]
+    assert (still.frames_read, still.frames_skipped) == (3, 5)
+
+
+def test_a_wrong_read_of_a_still_table_does_not_become_a_card() -> None:
+    """The tracker tells a chance misread from a card by how often it comes back: the last read of a
+    still table, misread, repeated frame after frame, would pass for a card; replayed in turn it
+    comes back once in every five frames, as read."""
+    qs = Detection("QS", 0.95, np.array([[360, 240], [440, 240], [440, 360], [360, 360]], np.float32))
+    misread = Detection("8D", 0.8, np.array([[700, 300], [780, 300], [780, 420], [700, 420]], np.float32))
+    reads = []
+
+    def detect(image: np.ndarray) -> list[Detection]:
+        reads.append(image)
+        return [qs, misread] if len(reads) == 5 else [qs]
+
+    still, tracker = StillFrames(detect), Tracker()
+    seen = [e.code for seed in range(60) for e in tracker.update(still(frame(CARDS, seed)))]
+    assert seen == ["QS"] and len(reads) == 6   # five reads, and one more after 30 frames
+
+
+def test_a_card_taken_from_a_still_table_is_removed() -> None:
+    qs = Detection("QS", 0.95, np.array([[360, 240], [440, 240], [440, 360], [360, 360]], np.float32))
+    on_table = [qs]
+    still, tracker = StillFrames(lambda image: list(on_table)), Tracker()
+    events = [e for seed in range(20) for e in tracker.update(still(frame(CARDS, seed)))]
+    assert [type(e).__name__ for e in events] == ["CardSeen"]
+    on_table.clear()   # the card is taken: the table changes, and reads empty from now on
+    later = range(20, 20 + tracker.remove_frames + 1)
+    events = [e for seed in later for e in tracker.update(still(frame(CARDS[1:], seed)))]
+    assert [type(e).__name__ for e in events] == ["CardRemoved"]
+
+
+@pytest.mark.parametrize("change", [
+    CARDS + [PlacedCard("2C", (600, 500), 45, 85)],                         # a card laid
+    CARDS[:1],                                                             # a card taken
+    [CARDS[0], PlacedCard("7H", (804, 400), -30, 85)],                     # a card pushed 4 pixels
+    [CARDS[0], PlacedCard("8H", (800, 400), -30, 85)],                     # a card swapped for another
+    [CARDS[0], PlacedCard("7H", (800, 400), -30, 85, face_up=False)],      # a card turned over
+], ids=["laid", "taken", "pushed", "swapped", "turned"])
+def test_a_changed_table_is_read_again(change: list[PlacedCard]) -> None:
+    detect = Counting()
+    still = StillFrames(detect, settle_reads=1)
+    still(frame(CARDS, 0))
+    assert still(frame(CARDS, 1))[0].code == "read 1"
+    assert [d.code for d in still(frame(change, 2))] == ["read 2"]
+
+
+def test_a_slow_drift_of_light_adds_up_until_the_frame_is_read_again() -> None:
+    """Each frame is compared with the last one read, not the last one seen."""
+    detect = Counting()
+    still = StillFrames(detect, tolerance=12, settle_reads=1)
+    base = frame(CARDS, 0)
+    reads = []
+    for step in range(1, 11):
+        still(np.clip(base.astype(np.int16) + 3 * step, 0, 255).astype(np.uint8))
+        reads.append(detect.reads)
+    assert reads == [1] * 5 + [2] * 5   # 3 levels a frame: over the tolerance 5 frames after a read
+
+
+def test_an_unchanged_table_is_read_again_every_refresh_frames() -> None:
+    detect = Counting()
+    still = StillFrames(detect, settle_reads=1, refresh_frames=4)
+    codes = [still(frame(CARDS, seed))[0].code for seed in range(9)]
+    assert codes == ["read 1"] * 4 + ["read 2"] * 4 + ["read 3"]
+
+
+def test_a_frame_of_another_size_is_read() -> None:
+    detect = Counting()
+    still = StillFrames(detect, settle_reads=1)
+    still(frame(CARDS, 0))
+    still(frame(CARDS, 1)[:, :1200])
+    assert detect.reads == 2
+
+
+@pytest.mark.parametrize("bad", [None, np.zeros((720, 1280), np.uint8), np.zeros((720, 1280, 3), np.float32)])
+def test_a_frame_that_is_no_image_is_refused_and_changes_nothing(bad: object) -> None:
+    detect = Counting()
+    still = StillFrames(detect, settle_reads=1)
+    first = still(frame(CARDS, 0))
+    with pytest.raises(FrameError):
+        still(bad)
+    assert [d.code for d in still(frame(CARDS, 1))] == [d.code for d in first] == ["read 1"]
+    assert (detect.reads, still.frames_read, still.frames_skipped) == (1, 1, 1)
+
+
+def test_a_read_that_fails_is_not_remembered() -> None:
+    """The recogniser refusing a frame leaves the last good reading to compare with."""
+    reads = []
+
+    def detect(image: np.ndarray) -> list[Detection]:
+        reads.append(len(reads))
+        if len(reads) == 2:
+            raise FrameError("unreadable")
+        return []
+
+    still = StillFrames(detect)
+    still(frame(CARDS, 0))
+    with pytest.raises(FrameError):
+        still(frame(CARDS[:1], 1))
+    still(frame(CARDS[:1], 2))
+    assert reads == [0, 1, 2]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"tolerance": -1}, "tolerance"), ({"tolerance": 300}, "tolerance"),
+    ({"refresh_frames": 0}, "refresh_frames"), ({"refresh_frames": 2.5}, "refresh_frames"),
+    ({"settle_reads": 0}, "settle_reads"),
+])
+def test_nonsense_options_are_refused(options: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        StillFrames(Counting(), **options)

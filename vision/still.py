@@ -1,0 +1,98 @@
+"""Read a camera frame only when the table has changed since the last frame read.
+
+Cards lie still on a table far longer than hands move over it: between two
+plays a camera at ten frames a second sends dozens of frames that the
+recogniser would read to the same cards.  :class:`StillFrames` wraps any
+``detect`` callable and compares each frame with the table it last read, on
+a thumbnail 160 pixels wide whose pixels are 8x8 averages (a camera's noise
+averages away there, a card moved by a few pixels does not); once a table
+has been read a few times and nothing has changed, it answers with those
+readings at a few hundredths of a read's cost, so a Raspberry Pi idles
+between plays and reads a new card at once.
+
+>>> import numpy as np
+>>> reads = []
+>>> def detect(frame):
+...     reads.append(frame.mean())
+...     return []
+>>> still = StillFrames(detect, settle_reads=2)
+>>> table = np.full((720, 1280, 3), 90, np.uint8)
+>>> [still(table) for _ in range(5)], len(reads)
+([[], [], [], [], []], 2)
+>>> table[300:420, 600:690] = 250      # a card is laid
+>>> still(table), len(reads), still.frames_skipped
+([], 3, 3)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from vision.detection import Detection
+from vision.recognizer import check_frame
+
+_THUMB = 160
+"""The long side, in pixels, of the thumbnail two frames are compared on."""
+
+
+class StillFrames:
+    """``detect`` that stops reading a table that has stopped changing.
+
+    A frame shows the same table as the last frame read when no pixel of its
+    thumbnail differs by more than ``tolerance`` levels (0-255, any colour
+    channel) from that of the first frame read of the table.  The table is
+    read ``settle_reads`` times all the same; after that its frames are
+    answered with those reads in turn, not with the last one alone: a read
+    can be wrong (a chance likeness, a card missed), and the tracker tells
+    one wrong read from a card by how often it comes back, so a wrong read
+    repeated would pass for a card.  Replayed in turn, each reading comes
+    back as often as it was read; keep ``settle_reads`` at least the
+    tracker's ``window``.  Every ``refresh_frames``-th frame is read all the
+    same and replaces the oldest reading, and a slow drift of light adds up
+    until the frame counts as another table.  A frame that is no image
+    raises :class:`~vision.recognizer.FrameError`, as the recogniser does,
+    and changes nothing here.
+    """
+
+    def __init__(self, detect: Callable[[np.ndarray], Sequence[Detection]], *, tolerance: float = 12.0,
+                 settle_reads: int = 5, refresh_frames: int = 30) -> None:
+        if not 0 <= tolerance <= 255:
+            raise ValueError(f"tolerance must be within [0, 255] levels, got {tolerance!r}")
+        for name, value in (("settle_reads", settle_reads), ("refresh_frames", refresh_frames)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an int of at least 1, got {value!r}")
+        self.detect = detect
+        self.tolerance = float(tolerance)
+        self.settle_reads = settle_reads
+        self.refresh_frames = refresh_frames
+        self.frames_read = 0
+        self.frames_skipped = 0
+        self._table: np.ndarray | None = None      # the thumbnail of the table's first frame read
+        self._reads: deque[list[Detection]] = deque(maxlen=settle_reads)
+        self._turn = 0
+        self._since_read = 0
+
+    def __call__(self, frame_bgr: np.ndarray) -> list[Detection]:
+        frame = check_frame(frame_bgr)
+        h, w = frame.shape[:2]
+        scale = _THUMB / max(h, w)
+        thumb = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        same = (self._table is not None and self._table.shape == thumb.shape
+                and cv2.norm(thumb, self._table, cv2.NORM_INF) <= self.tolerance)
+        if same and len(self._reads) == self.settle_reads and self._since_read + 1 < self.refresh_frames:
+            self._since_read += 1
+            self.frames_skipped += 1
+            replay, self._turn = self._reads[self._turn], (self._turn + 1) % len(self._reads)
+            return list(replay)
+        detections = list(self.detect(frame))
+        if not same:
+            self._table, self._turn = thumb, 0
+            self._reads.clear()
+        self._reads.append(detections)
+        self._since_read = 0
+        self.frames_read += 1
+        return list(detections)
