@@ -1,6 +1,6 @@
 """Measure the served table: card laid -> shown on the scoreboard, and the serve process's CPU and memory.
 
-``python scripts/measure_serve.py [--fps 15]``
+``python scripts/measure_serve.py [--fps 15] [--every-frame]``
 
 1. Latency, in one process, with the real parts: the synthetic camera at
    ``--fps`` in real time lays cards round a table in the run phase; the
@@ -12,6 +12,10 @@
 2. Cost: ``companion serve`` as its own process on the same synthetic camera;
    CPU (user + system seconds over wall seconds) and resident memory are read
    from ``/proc`` while it serves.
+
+Both read the frames as ``companion serve`` does, through
+:class:`vision.still.StillFrames`; ``--every-frame`` reads every frame
+(``skip_still = false``), to compare.
 """
 
 from __future__ import annotations
@@ -43,13 +47,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def latency(fps: float) -> list[float]:
+def latency(fps: float, skip_still: bool) -> list[float]:
     import cv2
     from waitress import create_server
 
     from companion.serve import CameraWorker, LatestFrame, TableLoop
     from companion.table import Table
     from vision.recognizer import Recognizer
+    from vision.still import StillFrames
     from vision.sources import Place, demo_table
     from vision.tracker import Tracker
     from vision.zones import ZoneMap
@@ -96,7 +101,9 @@ def latency(fps: float) -> list[float]:
 
     threading.Thread(target=listen, daemon=True).start()
     time.sleep(0.5)
-    worker = CameraWorker(TimedFrames(), Recognizer().detect, Tracker(), view, on_events=loop.handle).start()
+    detect = Recognizer().detect
+    worker = CameraWorker(TimedFrames(), StillFrames(detect) if skip_still else detect, Tracker(), view,
+                          on_events=loop.handle).start()
     end = time.monotonic() + source.frames / fps + 5
     while time.monotonic() < end and len(shown) < len(placed_at):
         time.sleep(0.1)
@@ -106,7 +113,7 @@ def latency(fps: float) -> list[float]:
     return [shown[c] - laid[c] for c in placed_at.values() if c in shown and c in laid]
 
 
-def cost(fps: float, seconds: float) -> tuple[float, float]:
+def cost(fps: float, seconds: float, skip_still: bool) -> tuple[float, float]:
     data = Path(tempfile.mkdtemp())
     from companion.table import Table
 
@@ -114,7 +121,8 @@ def cost(fps: float, seconds: float) -> tuple[float, float]:
         for event in OPENING:
             table.submit(event)
     config = data / "config.toml"
-    config.write_text(f'data_dir = "{data}"\n[camera]\nsource = "demo"\nfps = {fps}\n[web]\nport = {free_port()}\npin = "2468"\n'
+    config.write_text(f'data_dir = "{data}"\n[camera]\nsource = "demo"\nfps = {fps}\nskip_still = {str(skip_still).lower()}\n'
+                      f'[web]\nport = {free_port()}\npin = "2468"\n'
                       '[game]\nplayers = ["Ann", "Bob", "Cy", "Dee"]\n')
     proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--config", str(config)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -141,8 +149,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fps", type=float, default=15.0)
     parser.add_argument("--seconds", type=float, default=10.0, help="how long to sample the serve process")
+    parser.add_argument("--every-frame", action="store_true", help="read every frame (skip_still = false)")
     args = parser.parse_args()
-    delays = latency(args.fps)
+    delays = latency(args.fps, not args.every_frame)
     if delays:
         ms = sorted(d * 1000 for d in delays)
         print(f"card laid -> on the scoreboard at {args.fps:g} fps: {len(ms)} cards, median {statistics.median(ms):.0f} ms, "
@@ -150,7 +159,7 @@ def main() -> int:
               "over the third card as it lands)")
     else:
         print("no card reached the scoreboard")
-    share, rss = cost(args.fps, args.seconds)
+    share, rss = cost(args.fps, args.seconds, not args.every_frame)
     print(f"companion serve at {args.fps:g} fps: CPU {share * 100:.0f}% of one core, resident memory up to {rss:.0f} MiB")
     return 0
 
