@@ -39,7 +39,7 @@ def _known(table: Mapping[str, Any], name: str, keys: set[str]) -> None:
 class CameraConfig:
     """Where frames come from (``vision.sources.open_source``), their size and rate, whether
     the recogniser reads an unsure card again (``Recognizer(read_again=...)``), and whether a
-    frame showing what the last frame read showed is read at all (``vision.still.StillFrames``)."""
+    table that has stopped changing is read on (``vision.still.StillFrames``)."""
 
     source: str = "picamera2"
     size: tuple[int, int] = (1280, 720)

@@ -259,7 +259,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pin", default="2468", help="referee PIN for the demo's pages (default 2468)")
     parser.add_argument("--data", type=Path, default=None, help="folder for the demo's game store (default: a temporary one)")
     parser.add_argument("--every-frame", action="store_true",
-                        help="read every frame, even one showing what the last frame read showed")
+                        help="read every frame, even of a table that has stopped changing")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -317,7 +317,7 @@ def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
         f"precision {score.precision:.3f}, recall {score.recall:.3f}; {score.fps:.1f} frames/s over {score.frames} frames"
     )
     if isinstance(demo.detect, StillFrames):
-        print(f"Frames read: {demo.detect.frames_read}; {demo.detect.frames_skipped} showed what the last one read "
-              "showed and were not read again (--every-frame reads them all)")
+        print(f"Frames read: {demo.detect.frames_read}; {demo.detect.frames_skipped} showed a still table already "
+              "read and were answered from those reads (--every-frame reads them all)")
     for line in score.wrong[:10]:
         print(f"  misread: {line}")

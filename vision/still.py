@@ -1,4 +1,4 @@
-"""Read a camera frame only when the table has changed since the last frame read.
+"""Stop reading a table that has stopped changing.
 
 Cards lie still on a table far longer than hands move over it: between two
 plays a camera at ten frames a second sends dozens of frames that the
