@@ -636,9 +636,43 @@ class _Reads:
         return out
 
 
+@pytest.mark.parametrize("hypothesis", ["own corner", "whole picture"])
 @pytest.mark.parametrize("code, p, found", [("JK", 0.8, False), ("JK", 0.95, True), ("9H", 0.8, True)])
-def test_a_joker_must_be_read_surely(monkeypatch: pytest.MonkeyPatch, code: str, p: float, found: bool) -> None:
-    assert read_given(monkeypatch, _Reads(code, p), [lone_hypothesis()]) == ([code] if found else [])
+def test_a_joker_must_be_read_surely_however_it_was_found(monkeypatch: pytest.MonkeyPatch, hypothesis: str,
+                                                          code: str, p: float, found: bool) -> None:
+    hyp = lone_hypothesis() if hypothesis == "own corner" else _detect.frame_hypotheses(300, 420)[0]
+    assert read_given(monkeypatch, _Reads(code, p), [hyp]) == ([code] if found else [])
+
+
+def test_card_quads_map_a_card_onto_a_four_sided_blob_either_way_up() -> None:
+    mask = np.zeros((400, 400), np.uint8)
+    quad = np.array([[40, 90], [320, 30], [370, 330], [80, 380]], np.float32)   # tilted, squeezed, in perspective
+    cv2.fillPoly(mask, [quad.astype(np.int32)], 255)
+    hyps = _detect.card_quads(mask)
+    assert len(hyps) == 2 and all(h.corner == -1 for h in hyps)
+    card = np.array([[0, 0, 1], [CARD_SIZE[0], 0, 1], [CARD_SIZE[0], CARD_SIZE[1], 1], [0, CARD_SIZE[1], 1]], float).T
+    for h in hyps:
+        corners = h.card_to_work @ card
+        corners = (corners[:2] / corners[2]).T
+        assert min(np.abs(corners - np.roll(quad, k, axis=0)).max() for k in range(4)) < 4
+    strip, small = np.zeros_like(mask), np.zeros_like(mask)
+    cv2.rectangle(strip, (20, 150), (380, 250), 255, -1)      # no card's shape either way up
+    cv2.rectangle(small, (150, 150), (220, 250), 255, -1)     # a card, but a table's card, not a close-up
+    assert _detect.card_quads(strip) == [] and _detect.card_quads(small) == []
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")
+@pytest.mark.parametrize("style", ["felt", "dark_wood", "wood"])
+def test_a_card_held_up_at_an_angle_is_read(style: str) -> None:
+    """Its outline, tilted and squeezed, is in no card's ratio; its four corners still map the card."""
+    face = card_face("7C")[..., :3]
+    h, w = face.shape[:2]
+    quad = np.float32([[40, 90], [320, 30], [370, 330], [80, 380]])
+    to_frame = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    frame, _ = render_scene([], size=(400, 400), background=style, noise=2)
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), to_frame, (400, 400)) > 127
+    frame[inside] = cv2.warpPerspective(face, to_frame, (400, 400), flags=cv2.INTER_AREA)[inside]
+    assert codes(Recognizer().detect(frame)) == ["7C"]
 
 
 @pytest.mark.parametrize("style", ["felt", "dark_wood", "wood"])

@@ -918,6 +918,41 @@ def snap_edges(hyps: list[Hypothesis], value: np.ndarray, *, reach: float = 0.12
     return out
 
 
+def card_quads(filled: np.ndarray, *, min_share: float = 0.15) -> list[Hypothesis]:
+    """A card seen close up: each blob filling ``min_share`` of the picture whose outline is four-sided.
+
+    A card held up to the camera, or photographed at an angle, shows its
+    whole outline, but in perspective (or, in a dataset's square crop,
+    squeezed) its sides are not in a card's ratio, which the table's corner
+    search asks for.  The blob's convex outline, cut down to four corners,
+    maps the card onto it whatever its shape, either way up (the other two
+    ways are the same cards turned half a turn, read at their other corner).
+    """
+    h, w = filled.shape
+    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    card = np.array([[0.0, 0.0], [CARD_SIZE[0], 0.0], [CARD_SIZE[0], CARD_SIZE[1]], [0.0, CARD_SIZE[1]]], np.float32)
+    out = []
+    for contour in contours:
+        if cv2.contourArea(contour) < min_share * h * w:
+            continue
+        hull = cv2.convexHull(contour)
+        quad = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2).astype(np.float32)
+        if len(quad) != 4 or cv2.contourArea(quad) < 0.9 * cv2.contourArea(hull):
+            continue
+        x, y = quad[:, 0], quad[:, 1]
+        if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+            quad = quad[::-1]   # clockwise on screen, as the card's corners run
+        for start in (0, 1):
+            tl, tr, br, bl = (quad[(start + k) % 4] for k in range(4))
+            across = 0.5 * (float(np.hypot(*(tr - tl))) + float(np.hypot(*(br - bl))))
+            down = 0.5 * (float(np.hypot(*(bl - tl))) + float(np.hypot(*(br - tr))))
+            if not 0.9 <= down / max(across, 1e-6) <= 1.8:
+                continue   # far from a card's shape this way up
+            to_work = cv2.getPerspectiveTransform(card, np.array([tl, tr, br, bl], np.float32)).astype(np.float64)
+            out.append(Hypothesis(to_work, across, -1))
+    return out
+
+
 def frame_hypotheses(width: int, height: int) -> list[Hypothesis]:
     """A card that fills the whole picture: the frame's own corners as the card's.
 

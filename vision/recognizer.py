@@ -152,7 +152,10 @@ class Recognizer:
         if not any(c.confidence >= self.min_confidence for c in candidates):
             # Nothing read at a table's card sizes: perhaps one card seen close up, wider
             # than any card on a table can be (a photo of a card, a card held to the camera).
-            candidates += self._candidates(frame, close_up(), value, to_frame)[0]
+            more, more_whole = self._candidates(frame, close_up(), value, to_frame)
+            candidates += more
+            whole += more_whole
+        whole = [c for c in whole if c.code != _JOKER or c.confidence >= _JOKER_CONFIDENCE]
         if whole:
             # A card filling the picture: both frame corners read as the same card,
             # fairly surely; or read (one of them surely) and no card seen by its own corners read
@@ -325,7 +328,8 @@ class Recognizer:
             if not big.likely:
                 big = _detect.scene_card_widths(inner, max_width=long_side)
             return screened([replace(h, doubtful=True) for width in big.likely + big.doubtful if width > max_width
-                             for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)])
+                             for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
+                            ) + _detect.card_quads(filled)
 
         return hyps + _detect.frame_hypotheses(ww, wh), close_up, value, to_frame
 
