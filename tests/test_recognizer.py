@@ -549,7 +549,9 @@ def test_a_card_read_surely_at_two_sizes_takes_the_size_of_the_tables_other_card
     is as sure at either size, and the tracker wants the card where it lies, frame after frame."""
     others = [_candidate(code, 0.97, 100 + 150 * i, 400, 80) for i, code in enumerate(["2C", "3C", "4C"])]
     grown, right = _candidate("4S", 0.99, 500, 56, 127), _candidate("4S", 0.98, 500, 56, 80)
-    kept = Recognizer._suppress(others + [grown, right])
+    # What the grown read covered stays covered: a read of another code at its centre is the same card.
+    inside = _candidate("KC", 0.75, 500 + 127 * 0.5 - 40, 56 + 127 * 0.7 - 56, 80)
+    kept = Recognizer._suppress(others + [grown, right, inside])
     assert [(CLASSES[c.code], round(c.width)) for c in kept] == [("4S", 80), ("2C", 80), ("3C", 80), ("4C", 80)]
     # Alone, nothing says which size is the table's: the surer read stands.
     assert [round(c.width) for c in Recognizer._suppress([grown, right])] == [127]

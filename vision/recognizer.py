@@ -381,14 +381,17 @@ class Recognizer:
         """
         sure = sorted(c.width for c in candidates if c.confidence >= _DISTINCT)
         typical = sure[len(sure) // 2] if len(sure) >= 3 else None
-        kept: list[tuple[_Candidate, float, float, float, float]] = []   # candidate, centre, x axis
+        # Every candidate kept, with its centre and x axis, suppresses the rest; ``shown[slot]`` is the one
+        # reported for its card (a read of the table's size stands in for a grown one, which still suppresses).
+        kept: list[tuple[_Candidate, float, float, float, float, int]] = []
+        shown: list[_Candidate] = []
         for c in sorted(candidates, key=lambda c: -c.confidence):
             cx, cy = c.centre.tolist()
             ux, uy = c.card_to_frame[:2, 0].tolist()
             norm = math.hypot(ux, uy) + 1e-12
             ux, uy = ux / norm, uy / norm
             duplicate = False
-            for n, (k, kx, ky, vx, vy) in enumerate(kept):
+            for k, kx, ky, vx, vy, slot in kept:
                 d = math.hypot(cx - kx, cy - ky)
                 size = max(c.width, k.width)
                 askew = abs(ux * vx + uy * vy) < _PARALLEL and c.confidence >= _DISTINCT
@@ -400,11 +403,13 @@ class Recognizer:
                             and abs(c.width - typical) < 0.15 * typical < 0.6 * abs(k.width - typical)):
                         # One card read surely at two sizes: it is the one of the size the table's
                         # other cards have (a corner measured along a row's straight edge grows it).
-                        kept[n] = (c, cx, cy, ux, uy)
+                        shown[slot] = c
+                        kept.append((c, cx, cy, ux, uy, slot))
                     break
             if not duplicate:
-                kept.append((c, cx, cy, ux, uy))
-        return [k[0] for k in kept]
+                kept.append((c, cx, cy, ux, uy, len(shown)))
+                shown.append(c)
+        return shown
 
     @staticmethod
     def annotate(frame_bgr: np.ndarray, detections: list[Detection]) -> np.ndarray:
