@@ -31,35 +31,58 @@ class Counting:
         return [Detection(f"read {self.reads}", 1.0, np.zeros((4, 2), np.float32))]
 
 
-def test_a_table_that_stopped_changing_is_read_settle_reads_times_then_replayed_in_turn() -> None:
-    detect = Counting()
+QS = Detection("QS", 0.95, np.array([[360, 240], [440, 240], [440, 360], [360, 360]], np.float32))
+
+
+def test_a_table_read_alike_is_then_answered_from_those_reads_in_turn() -> None:
+    reads = []
+
+    def detect(image: np.ndarray) -> list[Detection]:   # the same card each time, told apart by its confidence
+        reads.append(image)
+        return [Detection("QS", 0.9 + len(reads) / 1000, QS.outline)]
+
     still = StillFrames(detect, settle_reads=3)
-    codes = [[d.code for d in still(frame(CARDS, seed))] for seed in range(8)]
-    assert detect.reads == 3
-    assert codes == [["read 1"], ["read 2"], ["read 3"], ["read 1"], ["read 2"], ["read 3"], ["read 1"], ["read 2"]]
+    confidences = [round(still(frame(CARDS, seed))[0].confidence, 3) for seed in range(8)]
+    assert len(reads) == 3
+    assert confidences == [0.901, 0.902, 0.903, 0.901, 0.902, 0.903, 0.901, 0.902]
     assert (still.frames_read, still.frames_skipped) == (3, 5)
 
 
+def test_a_table_read_unalike_is_read_on_as_every_frame_would_be() -> None:
+    """A card read in every other frame, or read at two places by turns, is the tracker's to weigh
+    on fresh reads; after twice settle_reads reads the table is answered from the last ones all the same."""
+    moved = Detection("QS", 0.95, QS.outline + 40)
+    for readings in ([[QS], []], [[QS], [moved]]):
+        reads = []
+
+        def detect(image: np.ndarray) -> list[Detection]:
+            reads.append(image)
+            return list(readings[len(reads) % 2])
+
+        still = StillFrames(detect, settle_reads=5, refresh_frames=30)
+        for seed in range(40):
+            still(frame(CARDS, seed))
+        assert len(reads) == 11   # ten, and one more 30 frames after the last
+
+
 def test_a_wrong_read_of_a_still_table_does_not_become_a_card() -> None:
-    """The tracker tells a chance misread from a card by how often it comes back: the last read of a
-    still table, misread, repeated frame after frame, would pass for a card; replayed in turn it
-    comes back once in every five frames, as read."""
-    qs = Detection("QS", 0.95, np.array([[360, 240], [440, 240], [440, 360], [360, 360]], np.float32))
+    """The tracker tells a chance misread from a card by how often it comes back: repeated frame
+    after frame it would pass for a card.  Here the fifth read is wrong: the table is read on
+    until five reads agree, and only those are replayed."""
     misread = Detection("8D", 0.8, np.array([[700, 300], [780, 300], [780, 420], [700, 420]], np.float32))
     reads = []
 
     def detect(image: np.ndarray) -> list[Detection]:
         reads.append(image)
-        return [qs, misread] if len(reads) == 5 else [qs]
+        return [QS, misread] if len(reads) == 5 else [QS]
 
     still, tracker = StillFrames(detect), Tracker()
     seen = [e.code for seed in range(60) for e in tracker.update(still(frame(CARDS, seed)))]
-    assert seen == ["QS"] and len(reads) == 6   # five reads, and one more after 30 frames
+    assert seen == ["QS"] and len(reads) == 11   # ten reads, and one more 30 frames after the last
 
 
 def test_a_card_taken_from_a_still_table_is_removed() -> None:
-    qs = Detection("QS", 0.95, np.array([[360, 240], [440, 240], [440, 360], [360, 360]], np.float32))
-    on_table = [qs]
+    on_table = [QS]
     still, tracker = StillFrames(lambda image: list(on_table)), Tracker()
     events = [e for seed in range(20) for e in tracker.update(still(frame(CARDS, seed)))]
     assert [type(e).__name__ for e in events] == ["CardSeen"]

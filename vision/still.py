@@ -6,9 +6,9 @@ recogniser would read to the same cards.  :class:`StillFrames` wraps any
 ``detect`` callable and compares each frame with the table it last read, on
 a thumbnail 160 pixels wide whose pixels are 8x8 averages (a camera's noise
 averages away there, a card moved by a few pixels does not); once a table
-has been read a few times and nothing has changed, it answers with those
-readings at a few hundredths of a read's cost, so a Raspberry Pi idles
-between plays and reads a new card at once.
+has been read a few times alike and nothing has changed, it answers with
+those readings at a few hundredths of a read's cost, so a Raspberry Pi
+idles between plays and reads a new card at once.
 
 >>> import numpy as np
 >>> reads = []
@@ -44,18 +44,20 @@ class StillFrames:
 
     A frame shows the same table as the last frame read when no pixel of its
     thumbnail differs by more than ``tolerance`` levels (0-255, any colour
-    channel) from that of the first frame read of the table.  The table is
-    read ``settle_reads`` times all the same; after that its frames are
-    answered with those reads in turn, not with the last one alone: a read
-    can be wrong (a chance likeness, a card missed), and the tracker tells
-    one wrong read from a card by how often it comes back, so a wrong read
-    repeated would pass for a card.  Replayed in turn, each reading comes
-    back as often as it was read; keep ``settle_reads`` at least the
-    tracker's ``window``.  Every ``refresh_frames``-th frame is read all the
-    same and replaces the oldest reading, and a slow drift of light adds up
-    until the frame counts as another table.  A frame that is no image
-    raises :class:`~vision.recognizer.FrameError`, as the recogniser does,
-    and changes nothing here.
+    channel) from that of the first frame read of the table.  Such a table is
+    read on until its last ``settle_reads`` reads agree (the same cards, each
+    within a quarter of its width of where the others put it), or until it
+    has been read twice that often; after that its frames are answered
+    with the last ``settle_reads`` reads in turn.  Reads that disagree are
+    the tracker's evidence: a card read in two frames of five is read in
+    more frames, as when every frame is read, and a chance misread comes
+    back as seldom as it was read, never repeated into a card.  Every
+    ``refresh_frames``-th frame is read all the same and replaces the
+    oldest reading, and a slow drift of light adds up until the frame
+    counts as another table.  Keep ``settle_reads`` at least the tracker's
+    ``window``.  A frame that is no image raises
+    :class:`~vision.recognizer.FrameError`, as the recogniser does, and
+    changes nothing here.
     """
 
     def __init__(self, detect: Callable[[np.ndarray], Sequence[Detection]], *, tolerance: float = 12.0,
@@ -73,6 +75,8 @@ class StillFrames:
         self.frames_skipped = 0
         self._table: np.ndarray | None = None      # the thumbnail of the table's first frame read
         self._reads: deque[list[Detection]] = deque(maxlen=settle_reads)
+        self._table_reads = 0                      # reads of this table so far
+        self._settled = False                      # read enough to answer from the reads
         self._turn = 0
         self._since_read = 0
 
@@ -83,16 +87,31 @@ class StillFrames:
         thumb = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
         same = (self._table is not None and self._table.shape == thumb.shape
                 and cv2.norm(thumb, self._table, cv2.NORM_INF) <= self.tolerance)
-        if same and len(self._reads) == self.settle_reads and self._since_read + 1 < self.refresh_frames:
+        if same and self._settled and self._since_read + 1 < self.refresh_frames:
             self._since_read += 1
             self.frames_skipped += 1
             replay, self._turn = self._reads[self._turn], (self._turn + 1) % len(self._reads)
             return list(replay)
         detections = list(self.detect(frame))
         if not same:
-            self._table, self._turn = thumb, 0
+            self._table, self._turn, self._table_reads = thumb, 0, 0
             self._reads.clear()
         self._reads.append(detections)
+        self._table_reads += 1
+        # Read enough: the last settle_reads reads agree, or this table has been read twice as often.
+        self._settled = len(self._reads) == self.settle_reads and (
+            self._table_reads >= 2 * self.settle_reads or all(_alike(detections, r) for r in self._reads))
         self._since_read = 0
         self.frames_read += 1
         return list(detections)
+
+
+def _alike(a: Sequence[Detection], b: Sequence[Detection]) -> bool:
+    """The same cards in two reads, each within a quarter of its width of where the other puts it."""
+    if len(a) != len(b):
+        return False
+    for d in a:
+        (x, y), width = d.centre, float(np.hypot(*(d.outline[1] - d.outline[0])))
+        if not any(e.code == d.code and np.hypot(e.centre[0] - x, e.centre[1] - y) <= 0.25 * width for e in b):
+            return False
+    return True
