@@ -70,10 +70,12 @@ class Corner:
 
 @dataclass(frozen=True)
 class Hypothesis:
-    """A possible card: the affine map from card units to working pixels.
+    """A possible card: the map from card units to working pixels (affine; a perspective one for a
+    close-up's four corners, :func:`card_quads`).
 
     ``corner`` is the index of the :class:`Corner` it grew from, or -1 for a
-    hypothesis that is the whole frame (a card filling the picture).
+    card seen whole (the frame itself, a card filling the picture, or a
+    close-up's four corners).
     ``measured`` counts the card's edges whose length was measured rather
     than assumed (0 to 2).  ``twin`` is set where the same card turned half
     a turn was proposed too and dropped (:func:`unique`): its other index
