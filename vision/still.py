@@ -42,19 +42,18 @@ _THUMB = 160
 class StillFrames:
     """``detect`` that stops reading a table that has stopped changing.
 
-    A frame shows the same table as the last frame read when no pixel of its
-    thumbnail differs by more than ``tolerance`` levels (0-255, any colour
-    channel) from that of the first frame read of the table.  Such a table is
-    read on until its last ``settle_reads`` reads agree (the same cards, each
-    within a quarter of its width of where the others put it), or until it
-    has been read twice that often; after that its frames are answered
-    with the last ``settle_reads`` reads in turn.  Reads that disagree are
+    A frame shows the same table when no pixel of its thumbnail differs by
+    more than ``tolerance`` levels (0-255, any colour channel) from that of
+    the table's first frame read (not the last frame, so a slow drift adds
+    up).  Such a table is read on until its last ``settle_reads`` reads
+    agree (the same cards, each within a quarter of its width of where the
+    others put it), or until it has been read twice that often; after that
+    its frames are answered with the last ``settle_reads`` reads in turn.  Reads that disagree are
     the tracker's evidence: a card read in two frames of five is read in
     more frames, as when every frame is read, and a chance misread comes
     back as seldom as it was read, never repeated into a card.  Every
     ``refresh_frames``-th frame is read all the same and replaces the
-    oldest reading, and a slow drift of light adds up until the frame
-    counts as another table.  Keep ``settle_reads`` at least the tracker's
+    oldest reading.  Keep ``settle_reads`` at least the tracker's
     ``window``.  A frame that is no image raises
     :class:`~vision.recognizer.FrameError`, as the recogniser does, and
     changes nothing here.
