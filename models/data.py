@@ -527,6 +527,97 @@ def table_negatives(frames: int, rng: np.random.Generator, *, per_frame: int = 4
     return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
 
 
+def row_negatives(decks: list[Deck], frames: int, rng: np.random.Generator, *, per_frame: int = 40) -> Patches:
+    """``none`` patches where the recogniser's own geometry proposes an index across rows of played cards.
+
+    Cards played in rows, each laid half over the last, are the companion's
+    own view, and a corner box put across two of them, or on one card's
+    pips, can read as a card by chance (an 8S's pips above a 5H's rim read
+    TS at 0.9, and the tracker reported a TS that lay nowhere).  Each frame
+    (:func:`played_rows`) is proposed on like a camera frame; every
+    hypothesis whose corner box keeps off the readable index corners
+    (:func:`off_indices`) gives a patch, either corner.
+    """
+    from vision.recognizer import Recognizer, _NoCards
+
+    rec = Recognizer(classifier=_NoCards())
+    out = []
+    for i in range(frames):
+        canvas, placed = played_rows(decks[int(rng.integers(len(decks)))], rng, style=STYLES[i % len(STYLES)])
+        found = proposed_outside(rec, canvas, off_indices(placed))
+        src = _photometric_light(canvas, rng) if rng.random() < 0.5 else canvas
+        for k in rng.permutation(len(found))[:per_frame].tolist():
+            out.append(extract_patch(src, jitter(rng, found[k])))
+    return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+
+
+def played_rows(deck: Deck, rng: np.random.Generator, *,
+                style: str = "wood") -> tuple[np.ndarray, list[tuple[np.ndarray, bool]]]:
+    """A 1280x720 table with rows of one deck's cards as a game leaves them; returns the frame and each
+    card's (card units -> frame homography, face up), in drawing order.
+
+    One to three groups of one or two rows, three to eight cards each, 70 to
+    130 px wide, each card half over the last (a third to three quarters of
+    its width on) and turned a few degrees; a second row half over the
+    first; then a few loose cards, some face down.
+    """
+    canvas = table_background((1280, 720), style=style, seed=int(rng.integers(1 << 30)))
+    canvas = (canvas * rng.uniform(0.7, 1.3, 3)).clip(0, 255).astype(np.uint8)
+    codes = list(deck.faces)
+    scale = rng.uniform(70, 130) / CW
+    middle = (CW / 2, CH / 2)
+    placed: list[tuple[np.ndarray, bool]] = []
+    for _ in range(int(rng.integers(1, 4))):
+        angle = rng.uniform(0, 360)
+        a = math.radians(angle)
+        along, up = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        start = rng.uniform((150, 150), (1130, 570))
+        step = rng.uniform(0.35, 0.75) * CW * scale
+        for row in range(int(rng.integers(1, 3))):
+            for k in range(int(rng.integers(3, 9))):
+                at = start + along * k * step + up * row * rng.uniform(0.55, 0.9) * CH * scale
+                placed.append((card_homography(rng, scale=scale, angle=angle + rng.uniform(-6, 6), anchor=middle,
+                                               at=tuple(at), tilt=0.02), True))
+    for _ in range(int(rng.integers(0, 4))):
+        placed.append((card_homography(rng, scale=scale, angle=rng.uniform(0, 360), anchor=middle,
+                                       at=tuple(rng.uniform((60, 60), (1220, 660))), tilt=0.02),
+                       deck.back is None or rng.random() < 0.6))
+    for h, face_up in placed:
+        image = deck.faces[codes[int(rng.integers(len(codes)))]] if face_up else deck.back
+        _composite(canvas, FacePyramid(image), h, rng, shadow=rng.random() < 0.5)
+    return canvas, placed
+
+
+def off_indices(placed: list[tuple[np.ndarray, bool]], *, overlap: float = 0.1) -> Callable[[np.ndarray], bool]:
+    """A test for :func:`proposed_outside`: the corner box covers under ``overlap`` of its area of any
+    index corner (either end of a face-up card) that the cards drawn after it leave at least half uncovered.
+
+    Such a box is no card's index, nor part of one: what it reads is chance.
+    A box on a half-readable index is neither a card nor ``none`` and is left out.
+    """
+    x0, y0, x1, y1 = CORNER_BOX
+    box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32).reshape(-1, 1, 2)
+    grid = np.array([[x, y] for x in np.linspace(x0 + 8, x1 - 8, 4) for y in np.linspace(y0 + 8, y1 - 8, 5)],
+                    np.float32).reshape(-1, 1, 2)
+    body = np.array([[0, 0], [CW, 0], [CW, CH], [0, CH]], np.float32).reshape(-1, 1, 2)
+    outlines = [cv2.perspectiveTransform(body, h).reshape(-1, 2) for h, _ in placed]
+    indices = []
+    for k, (h, face_up) in enumerate(placed):
+        for corner in ((h, rotate_180(h)) if face_up else ()):
+            pts = cv2.perspectiveTransform(grid, corner).reshape(-1, 2)
+            covered = np.mean([any(cv2.pointPolygonTest(o, (float(x), float(y)), False) >= 0 for o in outlines[k + 1:])
+                               for x, y in pts])
+            if covered <= 0.5:
+                indices.append(cv2.perspectiveTransform(box, corner).reshape(-1, 2))
+
+    def clear(pts: np.ndarray) -> bool:
+        quad = np.ascontiguousarray(pts[:4], np.float32)
+        area = abs(cv2.contourArea(quad))
+        return area > 0 and all(cv2.intersectConvexConvex(quad, q)[0] < overlap * area for q in indices)
+
+    return clear
+
+
 def off_cards(outlines: list[np.ndarray], *, grow: float = 1.1) -> Callable[[np.ndarray], bool]:
     """A test for :func:`proposed_outside`: no point within any of the card ``outlines`` grown ``grow`` times."""
     grown = [((o - o.mean(axis=0)) * grow + o.mean(axis=0)).astype(np.float32) for o in outlines]

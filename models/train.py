@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.data import Patches, Synth, real_corners, read_labelled, scene_negatives, table_negatives
+from models.data import Patches, Synth, real_corners, read_labelled, row_negatives, scene_negatives, table_negatives
 from models.decks import HELD_OUT, load_all
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE
 
@@ -154,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="boxed photos of cards on clutter, mined for 'none' patches (skipped if missing)")
     parser.add_argument("--tables", type=int, default=200,
                         help="synthetic tables with chips, mined for 'none' patches the same way (0: none)")
+    parser.add_argument("--rows", type=int, default=200,
+                        help="synthetic tables with rows of played cards, mined for 'none' patches (0: none)")
     args = parser.parse_args(argv)
 
     import torch
@@ -197,6 +199,11 @@ def main(argv: list[str] | None = None) -> int:
         chips = table_negatives(args.tables, rng)
         print(f"    {len(chips.y)} 'none' patches proposed on {args.tables} synthetic tables with chips", flush=True)
         parts.append(chips)
+    if args.rows > 0:
+        rows = row_negatives([d for d in decks if d.name not in HELD_OUT], args.rows, rng)
+        print(f"    {len(rows.y)} 'none' patches proposed across rows of cards on {args.rows} synthetic tables",
+              flush=True)
+        parts.append(rows)
     train = Patches.concat(parts)
     counts = np.bincount(train.y, minlength=len(CLASSES))
     print(f"    {len(train.y)} training patches ({counts[-1]} none, {counts[:-1].min()}-{counts[:-1].max()} "

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from models.data import NONE, scene_negatives
+from models.decks import Deck
 from models.train import _channels
-from vision.classifier import PATCH_SHAPE
+from vision.classifier import CORNER_BOX, PATCH_SHAPE, rotate_180
 from vision.render import PlacedCard, render_scene
 
 _XML = """<annotation><size><width>{w}</width><height>{h}</height></size>
@@ -83,5 +84,47 @@ def test_table_negatives_come_only_from_outside_the_face_up_cards() -> None:
     corners = np.array([(m @ (0.0, 0.0, 1.0))[:2] / (m @ (0.0, 0.0, 1.0))[2] for m in found])
     assert np.all(np.linalg.norm(corners - outlines[1].mean(axis=0), axis=1) < 250)
     mined = table_negatives(2, np.random.default_rng(0))
+    assert len(mined.y) > 0 and set(mined.y.tolist()) == {NONE}
+    assert mined.x.shape[1:] == PATCH_SHAPE + (3,) and mined.x.dtype == np.uint8
+
+
+def _shipped_deck() -> Deck:
+    """The renderer's own deck as a training deck (BGRA faces), so no Debian deck is needed."""
+    from vision.render import _cell
+
+    return Deck("shipped", {code: _cell(code).copy() for code in ("5H", "8S", "TS", "2D", "QC", "AH")},
+                _cell("back").copy())
+
+
+def test_a_box_on_a_readable_index_is_no_row_negative() -> None:
+    """Two cards in a row, the second half over the first: both cards' top-left indices stay readable, the
+    first one's bottom-right is covered; boxes there, or on the pips, are what is mined."""
+    from models.data import CH, CW, card_homography, off_indices
+
+    rng = np.random.default_rng(0)
+    first = card_homography(rng, scale=0.5, angle=0, anchor=(CW / 2, CH / 2), at=(300, 300), tilt=0)
+    second = card_homography(rng, scale=0.5, angle=0, anchor=(CW / 2, CH / 2), at=(300 + 0.5 * 0.5 * CW, 300), tilt=0)
+    clear = off_indices([(first, True), (second, True)])
+
+    def corner_box(m: np.ndarray, dx: float = 0.0, dy: float = 0.0) -> np.ndarray:
+        x0, y0, x1, y1 = CORNER_BOX
+        pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [(x0 + x1) / 2, (y0 + y1) / 2]], np.float64) + (dx, dy)
+        q = np.c_[pts, np.ones(5)] @ m.T
+        return q[:, :2] / q[:, 2:]
+
+    assert not clear(corner_box(first)) and not clear(corner_box(second))
+    assert not clear(corner_box(rotate_180(second)))            # the top card's far index
+    assert not clear(corner_box(first, dx=30))                  # a box half on an index
+    assert clear(corner_box(rotate_180(first)))                 # the first card's far index lies under the second
+    assert clear(corner_box(second, dx=85, dy=120))             # the middle of the top card
+    assert not off_indices([(first, True)])(corner_box(rotate_180(first)))
+
+
+def test_row_negatives_are_none_patches_from_played_rows() -> None:
+    from models.data import played_rows, row_negatives
+
+    canvas, placed = played_rows(_shipped_deck(), np.random.default_rng(1))
+    assert canvas.shape == (720, 1280, 3) and len(placed) >= 3
+    mined = row_negatives([_shipped_deck()], 2, np.random.default_rng(0))
     assert len(mined.y) > 0 and set(mined.y.tolist()) == {NONE}
     assert mined.x.shape[1:] == PATCH_SHAPE + (3,) and mined.x.dtype == np.uint8
