@@ -460,3 +460,14 @@ def test_unknown_phase_is_refused():
         to_record_events([], phase="bidding")
     with pytest.raises(ValueError, match="phase"):
         RecordMapper().set_phase("nope")
+
+
+def test_a_recogniser_slower_than_the_camera_still_reports_and_removes_cards() -> None:
+    """The live loop reads only the latest frame, so the indices it passes skip (every tenth camera
+    frame, say): the windows count the frames given, and the events keep the camera's index."""
+    tracker = Tracker(ZONES)
+    frames = iter(range(0, 10_000, 10))
+    events = [e for _ in range(3) for e in tracker.update([card("QS", 100, 100)], frame_index=next(frames))]
+    assert seen(events) == [("QS", "Ann")] and events[0].frame_index == 20
+    events = [e for _ in range(tracker.remove_frames) for e in tracker.update([], frame_index=next(frames))]
+    assert removed(events) == [("QS", "Ann")] and events[0].frame_index == 10 * (3 + tracker.remove_frames - 1)

@@ -110,7 +110,7 @@ def _centre(outline: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Vote:
-    frame: int
+    frame: int          # the tracker's count of frames given (``Tracker._now``), not the camera's index
     code: str
     probs: dict[str, float]
     outline: np.ndarray
@@ -123,7 +123,7 @@ class _Track:
     id: int
     outline: np.ndarray
     votes: deque[_Vote]
-    last_seen: int
+    last_seen: int          # in the tracker's count of frames given, as ``born``
     state: str = "candidate"  # candidate | present | covered
     code: str | None = None  # the reported code, once present
     seat: str | None = None
@@ -183,6 +183,12 @@ class Tracker:
     ``known_cards`` are codes already on the table (after a restart): when
     seen they are recorded as present without being reported. :meth:`prime`
     does the same from one frame's detections.
+
+    Frames are counted as they are given to :meth:`update`, whatever their
+    ``frame_index``: a recogniser slower than the camera skips camera
+    frames (the live loop reads only the latest), and counting those would
+    leave fewer reads in a window than ``confirm_frames`` asks for, so that
+    no card would ever be reported.  ``frame_index`` only labels the events.
     """
 
     def __init__(
@@ -222,6 +228,7 @@ class Tracker:
         self.vote_memory = max(vote_memory, confirm_frames)
         self.known_cards = {str(Card.parse(c)) for c in known_cards}
         self.frame_index = -1
+        self._now = -1   # frames given so far, less one: the clock of every window (camera indices can skip)
         self._tracks: dict[int, _Track] = {}
         self._ids = itertools.count()
 
@@ -258,6 +265,7 @@ class Tracker:
         _check(detections)
         zones = zone_map if zone_map is not None else self.zone_map
         self.frame_index += 1
+        self._now += 1
         for d in detections:
             if d.confidence < self.min_confidence or d.code in self.present:
                 continue
@@ -277,6 +285,7 @@ class Tracker:
         if zone_map is not None:
             self.zone_map = zone_map
         self.frame_index = self.frame_index + 1 if frame_index is None else int(frame_index)
+        self._now += 1
         events: list[Event] = []
         for t in self._tracks.values():
             t.seen_now = t.seen_self_now = False
@@ -292,7 +301,7 @@ class Tracker:
 
     def _new_track(self, d: Detection) -> _Track:
         t = _Track(id=next(self._ids), outline=np.asarray(d.outline, np.float32).reshape(4, 2),
-                   votes=deque(maxlen=self.vote_memory), last_seen=self.frame_index, born=self.frame_index)
+                   votes=deque(maxlen=self.vote_memory), last_seen=self._now, born=self._now)
         self._vote(t, d)
         self._tracks[t.id] = t
         return t
@@ -302,11 +311,11 @@ class Tracker:
         for code, p in d.alternatives:
             probs.setdefault(code, float(p))
         outline = np.asarray(d.outline, np.float32).reshape(4, 2)
-        t.votes.append(_Vote(self.frame_index, d.code, probs, outline))
+        t.votes.append(_Vote(self._now, d.code, probs, outline))
         own = t.code is None or d.code == t.code or d.code in t.doubts
         if own or t.state != "covered":
             t.outline = outline
-        t.last_seen = self.frame_index
+        t.last_seen = self._now
         t.seen_now = True
         t.seen_self_now = own
         # A covered card seen (a corner peeping out, a misread of the top card) stays covered: it is
@@ -368,7 +377,7 @@ class Tracker:
             if np.mean([v.probs[v.code] for v in recent]) < self.certain_confidence:
                 continue  # a card put on a pile lies in full view and reads clearly; a half-hidden one does not
             new = _Track(id=next(self._ids), outline=recent[-1].outline, votes=deque(recent, maxlen=self.vote_memory),
-                         last_seen=self.frame_index, seen_now=True, seen_self_now=True, born=recent[0].frame)
+                         last_seen=self._now, seen_now=True, seen_self_now=True, born=recent[0].frame)
             self._tracks[new.id] = new
             own = [v for v in list(t.votes)[:-n]]
             t.votes = deque(own, maxlen=self.vote_memory)
@@ -393,7 +402,7 @@ class Tracker:
         for t in sorted(self._tracks.values(), key=lambda t: t.id):
             if t.state != "candidate" or t.id not in self._tracks:
                 continue
-            hits = [f for f in t.hit_frames() if f > self.frame_index - self.window]
+            hits = [f for f in t.hit_frames() if f > self._now - self.window]
             if len(hits) < self.confirm_frames or not self._still(t):
                 continue
             code = t.lead()
@@ -402,7 +411,7 @@ class Tracker:
             twin = next((o for o in self._tracks.values() if o is not t and o.code == code and o.state != "candidate"), None)
             seat = self._seat_of(t.outline)
             if twin is not None:
-                if self.frame_index - twin.last_seen < self.confirm_frames:
+                if self._now - twin.last_seen < self.confirm_frames:
                     continue  # the same code lies elsewhere and is still in view: a misread, wait for more votes
                 # The card was picked up and put down elsewhere: follow it.
                 del self._tracks[twin.id]
@@ -430,7 +439,7 @@ class Tracker:
         doubts = {c for c, _ in scores[:3]}
         for o in self._tracks.values():
             if o is not t and o.state == "present" and o.code in doubts \
-                    and self.frame_index - o.last_seen < self.window and _iou(t.outline, o.outline) >= self.match_iou:
+                    and self._now - o.last_seen < self.window and _iou(t.outline, o.outline) >= self.match_iou:
                 return True
         return False
 
@@ -487,7 +496,7 @@ class Tracker:
                 continue
             recent = list(u.votes)[-n:]
             if len(recent) == n and all(v.code == u.code for v in recent) and top.last_seen < recent[0].frame \
-                    and recent[0].frame > self.frame_index - self.window:
+                    and recent[0].frame > self._now - self.window:
                 del self._tracks[top.id]
                 self._release(top.id)
                 events.append(CardRemoved(top.code or "", top.seat, self.frame_index))
@@ -510,7 +519,7 @@ class Tracker:
         while changed:  # removing the top of a pile uncovers the card below, which may be gone too
             changed = False
             for t in sorted(self._tracks.values(), key=lambda t: -t.id):
-                gone = self.frame_index - t.last_seen
+                gone = self._now - t.last_seen
                 if t.state == "candidate" and gone >= self.window:
                     del self._tracks[t.id]
                 elif t.state == "present" and gone >= self.remove_frames:
