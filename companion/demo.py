@@ -34,8 +34,8 @@ from companion.simulate import SimulatedTable
 from companion.table import Table
 from vision.detection import Detection
 from vision.render import PlacedCard, draw_hand, render_scene, table_background
-from vision.still import StillFrames
-from vision.tracker import CardSeen, Tracker
+from vision.still import StillFrames, TableChanges
+from vision.tracker import Tracker
 from vision.zones import ZoneMap
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,8 @@ class VisionScore:
     """Camera plays that were not (misreads, a card reported twice, a card at the wrong seat)."""
     uncertain: int = 0
     """Cards the camera was unsure of and the referee confirmed."""
+    dismissed: int = 0
+    """Reads the camera was unsure of and the referee dismissed: no card was played there."""
     missed: int = 0
     """Cards the referee had to enter by hand."""
     frames: int = 0
@@ -109,6 +111,7 @@ class DemoTable:
             detect = Recognizer().detect if every_frame else StillFrames(Recognizer().detect)
         self.detect = detect
         self.tracker = Tracker(self.zones)
+        self.changes = TableChanges()
         self.loop = TableLoop(table, board=board, tracker=self.tracker)
         self.background = table_background(size, style="wood", seed=seed)
         self.cards: list[PlacedCard] = []
@@ -165,9 +168,10 @@ class DemoTable:
         if hand_at is not None:
             draw_hand(image, at=hand_at, size=min(self.size) * 0.3)
         detections: list[Detection] = self.detect(image)
+        self.changes.update(image)
         zone_map = self.view.show(image, detections)
-        events = self.tracker.update(detections, zone_map=zone_map, frame_index=self._frame_index)
-        self._count(events)
+        events = self.tracker.update(detections, zone_map=zone_map, frame_index=self._frame_index,
+                                     changes=self.changes)
         self.loop.handle(events, self._frame_index)
         self._frame_index += 1
         self.score.frames += 1
@@ -175,11 +179,6 @@ class DemoTable:
         self.score.seconds += spent
         if self.frame_time > spent:
             self._stop.wait(self.frame_time - spent)
-
-    def _count(self, events: list[Any]) -> None:
-        for e in events:
-            if isinstance(e, CardSeen) and e.uncertain:
-                self.score.uncertain += 1
 
     def _lay(self, player: str, code: str) -> None:
         """Slide ``code`` into ``player``'s zone under a hand, then let it lie."""
@@ -218,11 +217,13 @@ class DemoTable:
                 self.table.submit({"type": "undo"})
             unsure = [p for p in pending if p["player"] == event["player"]]
             if unsure:
+                self.score.uncertain += 1
                 self.table.confirm(unsure[-1]["id"], event["card"])
             else:
                 self.score.missed += 1
                 self.table.submit(event)
         for p in self.table.view()["pending"]:
+            self.score.dismissed += 1
             self.table.dismiss(p["id"])
 
     def play(self, hands: int) -> VisionScore:
@@ -313,7 +314,7 @@ def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
     print(f"Final balances: {view['balances']}  (simulation: {truth}, {'equal' if view['balances'] == truth else 'DIFFERENT'})")
     print(
         f"Vision: {score.plays} cards played; camera read {score.read_right} right, {score.read_wrong} wrong, "
-        f"{score.uncertain} unsure, {score.missed} entered by hand; "
+        f"{score.uncertain} unsure and confirmed, {score.dismissed} unsure and dismissed, {score.missed} entered by hand; "
         f"precision {score.precision:.3f}, recall {score.recall:.3f}; {score.fps:.1f} frames/s over {score.frames} frames"
     )
     if isinstance(demo.detect, StillFrames):

@@ -23,6 +23,7 @@ import numpy as np
 from companion.config import Config, ConfigError
 from companion.table import Table
 from vision.detection import Detection
+from vision.still import TableChanges
 from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker
 from vision.zones import CENTRE, ZoneMap
 
@@ -202,7 +203,9 @@ class CameraWorker:
 
     One thread grabs frames, another recognises the newest; a frame that
     arrives while the last is still being read replaces it (counted in
-    ``frames_dropped``), so the table never lags behind the cards.
+    ``frames_dropped``), so the table never lags behind the cards.  Where
+    the picture changes is followed too (``changes``): the tracker asks a
+    person about a card that appears where nothing has moved.
     """
 
     def __init__(
@@ -230,6 +233,7 @@ class CameraWorker:
         self.frames_read = 0
         self.frames_dropped = 0
         self.frames_recognised = 0
+        self.changes = TableChanges()
         self._threads = [
             threading.Thread(target=self._grab, name="camera-grab", daemon=True),
             threading.Thread(target=self._recognise, name="camera-recognise", daemon=True),
@@ -285,8 +289,10 @@ class CameraWorker:
             except ValueError as exc:
                 log.warning("frame %d skipped: %s", frame.index, exc)
                 continue
+            self.changes.update(frame.image)
             zone_map = self.view.show(frame.image, detections)
-            events = self.tracker.update(detections, zone_map=zone_map, frame_index=frame.index)
+            events = self.tracker.update(detections, zone_map=zone_map, frame_index=frame.index,
+                                         changes=self.changes)
             self.frames_recognised += 1
             if events:
                 self.on_events(events, frame.index)

@@ -8,7 +8,7 @@ import pytest
 from vision.detection import Detection
 from vision.recognizer import FrameError
 from vision.render import PlacedCard, render_scene, table_background
-from vision.still import StillFrames
+from vision.still import StillFrames, TableChanges
 from vision.tracker import Tracker
 
 BACKGROUND = table_background((1280, 720), style="wood", seed=3)
@@ -171,3 +171,62 @@ def test_a_read_that_fails_is_not_remembered() -> None:
 def test_nonsense_options_are_refused(options: dict[str, float], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         StillFrames(Counting(), **options)
+
+
+# -- TableChanges: where the picture last changed ------------------------------------------------------------
+
+
+def _outline(card: PlacedCard) -> np.ndarray:
+    return render_scene([card], size=(1280, 720), background=BACKGROUND)[1][0]
+
+
+def test_table_changes_mark_where_a_card_was_laid_and_not_the_cameras_noise() -> None:
+    changes = TableChanges()
+    for k in range(40):
+        changes.update(frame(CARDS, seed=k))
+    assert changes.frames == 40
+    assert changes.quiet_frames(_outline(CARDS[0])) == 39     # the noise never counted as a change
+    new = PlacedCard("8D", (1000, 200), 5, 85)
+    changes.update(frame(CARDS + [new], seed=40))
+    changes.update(frame(CARDS + [new], seed=41))
+    assert changes.quiet_frames(_outline(new)) == 1
+    assert changes.quiet_frames(_outline(CARDS[0])) == 41 and changes.quiet_frames(_outline(CARDS[1])) == 41
+    assert changes.quiet_frames(np.array([[2000, 2000], [2100, 2000], [2100, 2100]])) == 0   # off the picture
+
+
+def test_table_changes_refuse_bad_frames_and_start_again_on_another_size() -> None:
+    changes = TableChanges()
+    assert changes.quiet_frames(_outline(CARDS[0])) == 0     # nothing seen yet: no reason to doubt
+    for k in range(5):
+        changes.update(frame(CARDS, seed=k))
+    for bad in (None, np.zeros((720, 1280), np.uint8), np.zeros((720, 1280, 3), np.float32)):
+        with pytest.raises(FrameError):
+            changes.update(bad)
+    assert changes.frames == 5 and changes.quiet_frames(_outline(CARDS[0])) == 4
+    changes.update(np.full((480, 640, 3), 90, np.uint8))    # another camera: everything is new
+    assert changes.quiet_frames([[0, 0], [640, 0], [640, 480], [0, 480]]) == 0
+    with pytest.raises(ValueError):
+        TableChanges(tolerance=300)
+
+
+def test_a_card_read_where_nothing_has_changed_is_reported_uncertain() -> None:
+    """A chance likeness in a still row, read steadily, never becomes a sure card; a card laid does."""
+    changes, tracker = TableChanges(), Tracker(fresh_frames=30)
+    still = frame(CARDS, seed=0)
+    events = []
+    for k in range(40):
+        changes.update(still)
+        ghost = [QS] if k >= 35 else []        # read on the QS lying there since the first frame
+        events += tracker.update(ghost, changes=changes)
+    [ghost_seen] = events
+    assert ghost_seen.code == "QS" and ghost_seen.uncertain
+    laid = PlacedCard("8D", (1000, 200), 5, 85)
+    read = Detection("8D", 0.95, _outline(laid).astype(np.float32))
+    events = []
+    for k in range(5):
+        changes.update(frame(CARDS + [laid], seed=50 + k))
+        events += tracker.update([QS, read], changes=changes)
+    assert [(e.code, e.uncertain) for e in events] == [("8D", False)]
+    # Without the changes the tracker cannot tell: as before, a steady read is a sure card.
+    plain = Tracker()
+    assert [e.uncertain for k in range(3) for e in plain.update([QS])] == [False]

@@ -313,7 +313,7 @@ def test_bad_input_is_refused_and_changes_nothing():
         Tracker(known_cards=["1X"])
 
 
-@pytest.mark.parametrize("kwargs", [dict(confirm_frames=0), dict(confirm_frames=4, window=3), dict(remove_frames=0),
+@pytest.mark.parametrize("kwargs", [dict(confirm_frames=0), dict(confirm_frames=4, window=3), dict(remove_frames=0), dict(fresh_frames=0),
                                     dict(min_confidence=1.5), dict(match_iou=-0.1)])
 def test_bad_options_are_refused(kwargs):
     with pytest.raises(ValueError):

@@ -81,9 +81,7 @@ class StillFrames:
 
     def __call__(self, frame_bgr: np.ndarray) -> list[Detection]:
         frame = check_frame(frame_bgr)
-        h, w = frame.shape[:2]
-        scale = _THUMB / max(h, w)
-        thumb = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        thumb = _thumbnail(frame)
         same = (self._table is not None and self._table.shape == thumb.shape
                 and cv2.norm(thumb, self._table, cv2.NORM_INF) <= self.tolerance)
         if same and self._settled and self._since_read + 1 < self.refresh_frames:
@@ -103,6 +101,76 @@ class StillFrames:
         self._since_read = 0
         self.frames_read += 1
         return list(detections)
+
+
+class TableChanges:
+    """Where the picture of the table last changed, counted in the frames given to :meth:`update`.
+
+    A card comes with a hand: the place it is laid at changes in the picture
+    a moment before it is read.  A card read where nothing has changed for
+    seconds is a likeness the recogniser found in the cards lying there (a
+    corner box across a row, pips taken for an index), or a card read very
+    late; the tracker reports it uncertain, for a person to confirm
+    (:class:`~vision.tracker.Tracker`'s ``fresh_frames``).  Each pixel of the
+    same thumbnail as :class:`StillFrames` compares (8x8 averages, so a
+    camera's noise does not count) remembers the last frame in which it
+    moved more than ``tolerance`` levels from the level it had then; the
+    first frame, and a frame of another size, change everything.
+
+    >>> changes = TableChanges()
+    >>> table = np.full((720, 1280, 3), 90, np.uint8)
+    >>> for _ in range(40):
+    ...     changes.update(table)
+    >>> table[300:420, 600:690] = 250      # a card is laid
+    >>> changes.update(table)
+    >>> card = np.array([[600, 300], [690, 300], [690, 420], [600, 420]])
+    >>> changes.quiet_frames(card), changes.quiet_frames(card + 300)
+    (0, 40)
+    """
+
+    def __init__(self, *, tolerance: float = 12.0) -> None:
+        if not 0 <= tolerance <= 255:
+            raise ValueError(f"tolerance must be within [0, 255] levels, got {tolerance!r}")
+        self.tolerance = float(tolerance)
+        self.frames = 0
+        self._level: np.ndarray | None = None     # each thumbnail pixel's level when it last changed
+        self._changed: np.ndarray | None = None   # ... and the frame (count, from 0) it changed in
+        self._scale = 1.0
+
+    def update(self, frame_bgr: np.ndarray) -> None:
+        """Take the next frame; one that is no image raises :class:`~vision.recognizer.FrameError`
+        and changes nothing."""
+        frame = check_frame(frame_bgr)
+        thumb = _thumbnail(frame)
+        now = self.frames
+        if self._level is None or self._changed is None or self._level.shape != thumb.shape:
+            self._level, self._changed = thumb, np.full(thumb.shape[:2], now, np.int64)
+            self._scale = thumb.shape[1] / frame.shape[1]
+        else:
+            moved = cv2.absdiff(thumb, self._level).max(axis=2) > self.tolerance
+            self._level[moved] = thumb[moved]
+            self._changed[moved] = now
+        self.frames = now + 1
+
+    def quiet_frames(self, outline: np.ndarray | Sequence[Sequence[float]]) -> int:
+        """Frames since the picture last changed anywhere within ``outline`` (frame pixels): 0 where
+        it changed in the last frame given, or where it cannot tell (no frame yet, outside the picture)."""
+        if self._changed is None:
+            return 0
+        mask = np.zeros(self._changed.shape, np.uint8)
+        pts = np.asarray(outline, np.float64).reshape(-1, 2) * self._scale
+        if not np.isfinite(pts).all():
+            return 0
+        cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1)
+        inside = self._changed[mask > 0]
+        return self.frames - 1 - int(inside.max()) if inside.size else 0
+
+
+def _thumbnail(frame: np.ndarray) -> np.ndarray:
+    """The frame _THUMB pixels on its long side, area-averaged."""
+    h, w = frame.shape[:2]
+    scale = _THUMB / max(h, w)
+    return cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
 
 
 def _alike(a: Sequence[Detection], b: Sequence[Detection]) -> bool:

@@ -37,7 +37,7 @@ import dataclasses
 import itertools
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -46,6 +46,9 @@ from companion.cards import JOKER_CODE, Card
 from vision.detection import Detection
 from vision.sources import Frame
 from vision.zones import CENTRE, AnchoredZones, ZoneMap
+
+if TYPE_CHECKING:
+    from vision.still import TableChanges
 
 Outline = tuple[tuple[float, float], ...]
 
@@ -176,7 +179,10 @@ class Tracker:
     ``border_fraction`` of its size inside the new zone, so a card on a
     border does not flap between two players. Reads below
     ``min_confidence`` are ignored as noise; a card whose averaged read stays
-    below ``certain_confidence`` is reported ``uncertain``. Detections match a known card when their outlines overlap
+    below ``certain_confidence`` is reported ``uncertain``, and so is one
+    read where the picture has not changed for ``fresh_frames`` frames
+    (when :meth:`update` is given the table's
+    :class:`~vision.still.TableChanges`). Detections match a known card when their outlines overlap
     by ``match_iou``; a new card covering ``pile_overlap`` of an older one is
     ``on_top_of`` it.
 
@@ -205,12 +211,13 @@ class Tracker:
         still_fraction: float = 0.1,
         border_fraction: float = 0.15,
         vote_memory: int = 15,
+        fresh_frames: int = 30,
         known_cards: Iterable[str] = (),
     ) -> None:
         if confirm_frames < 1 or window < confirm_frames:
             raise ValueError(f"need 1 <= confirm_frames <= window, got {confirm_frames} and {window}")
-        if remove_frames < 1:
-            raise ValueError(f"remove_frames must be at least 1, got {remove_frames}")
+        if remove_frames < 1 or fresh_frames < 1:
+            raise ValueError(f"remove_frames and fresh_frames must be at least 1, got {remove_frames} and {fresh_frames}")
         for name, value in (("min_confidence", min_confidence), ("certain_confidence", certain_confidence),
                             ("match_iou", match_iou), ("pile_overlap", pile_overlap)):
             if not 0 <= value <= 1:
@@ -226,6 +233,8 @@ class Tracker:
         self.still_fraction = still_fraction
         self.border_fraction = border_fraction
         self.vote_memory = max(vote_memory, confirm_frames)
+        self.fresh_frames = fresh_frames
+        self._changes: TableChanges | None = None   # this frame's, while update() runs
         self.known_cards = {str(Card.parse(c)) for c in known_cards}
         self.frame_index = -1
         self._now = -1   # frames given so far, less one: the clock of every window (camera indices can skip)
@@ -274,10 +283,13 @@ class Tracker:
             t.seat = zones.assign(d) if zones is not None else None
 
     def update(self, detections: Sequence[Detection], *, zone_map: ZoneMap | None = None,
-               frame_index: int | None = None) -> list[Event]:
+               frame_index: int | None = None, changes: TableChanges | None = None) -> list[Event]:
         """Take one frame's detections; return the events it completes, in order.
 
-        Malformed input raises :class:`TrackerError` and changes nothing.
+        ``changes`` (updated with this frame) says where the picture last
+        changed: a card reported where nothing has changed for
+        ``fresh_frames`` frames is reported ``uncertain``.  Malformed input
+        raises :class:`TrackerError` and changes nothing.
         """
         _check(detections)
         if frame_index is not None and int(frame_index) <= self.frame_index:
@@ -289,12 +301,16 @@ class Tracker:
         events: list[Event] = []
         for t in self._tracks.values():
             t.seen_now = t.seen_self_now = False
-        self._match([d for d in detections if d.confidence >= self.min_confidence])
-        self._split_swapped()
-        self._promote(events)
-        self._lift(events)
-        self._follow_moves(events)
-        self._expire(events)
+        self._changes = changes
+        try:
+            self._match([d for d in detections if d.confidence >= self.min_confidence])
+            self._split_swapped()
+            self._promote(events)
+            self._lift(events)
+            self._follow_moves(events)
+            self._expire(events)
+        finally:
+            self._changes = None
         return events
 
     # -- the steps of one frame --------------------------------------------------
@@ -465,10 +481,13 @@ class Tracker:
         confidence = dict(scores).get(t.code or "", 0.0)
         if confidence < self.certain_confidence:
             t.doubts = {c for c, _ in scores[:3]}
+        # A card comes with a hand: read where the picture has long been still, it is a likeness
+        # in the cards lying there (a corner box across a row), or a card read very late.
+        stale = self._changes is not None and self._changes.quiet_frames(t.outline) > self.fresh_frames
         outline = tuple((float(x), float(y)) for x, y in t.outline)
         return CardSeen(
             code=t.code or "", seat=t.seat, outline=outline, confidence=round(confidence, 4),
-            uncertain=confidence < self.certain_confidence,
+            uncertain=confidence < self.certain_confidence or stale,
             candidates=tuple((c, round(p, 4)) for c, p in scores[:3]),
             on_top_of=on_top_of, frame_index=self.frame_index,
         )
@@ -541,11 +560,17 @@ def watch(
 
     ``detect`` is any callable image -> detections (the recogniser's
     ``Recognizer().detect``, or a stand-in); with ``zones`` the seat zones
-    follow the ArUco markers in every frame.
+    follow the ArUco markers in every frame.  Where the picture changes is
+    followed too (:class:`~vision.still.TableChanges`), as the live loop does.
     """
+    from vision.still import TableChanges
+
+    changes = TableChanges()
     for frame in frames:
         zone_map = zones.update(frame.image) if zones is not None else None
-        yield frame, tracker.update(detect(frame.image), zone_map=zone_map, frame_index=frame.index)
+        detections = detect(frame.image)
+        changes.update(frame.image)
+        yield frame, tracker.update(detections, zone_map=zone_map, frame_index=frame.index, changes=changes)
 
 
 PHASES = ("run", "calls", "poker", "showdown", "claims")
