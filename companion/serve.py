@@ -233,7 +233,9 @@ class CameraWorker:
         self.frames_read = 0
         self.frames_dropped = 0
         self.frames_recognised = 0
-        self.changes = TableChanges()
+        kept = TableChanges.kept_by(detect)
+        self.changes = kept or TableChanges()
+        self._own_changes = kept is None
         self._threads = [
             threading.Thread(target=self._grab, name="camera-grab", daemon=True),
             threading.Thread(target=self._recognise, name="camera-recognise", daemon=True),
@@ -289,7 +291,8 @@ class CameraWorker:
             except ValueError as exc:
                 log.warning("frame %d skipped: %s", frame.index, exc)
                 continue
-            self.changes.update(frame.image)
+            if self._own_changes:
+                self.changes.update(frame.image)
             zone_map = self.view.show(frame.image, detections)
             events = self.tracker.update(detections, zone_map=zone_map, frame_index=frame.index,
                                          changes=self.changes)
@@ -352,7 +355,7 @@ def run(args: argparse.Namespace) -> int:
         view = LatestFrame(default_zones(config, table), save_zones=config.save_zones)
         detect = Recognizer(read_again=config.camera.read_again).detect
         camera = CameraWorker(
-            source, StillFrames(detect) if config.camera.skip_still else detect, tracker, view,
+            source, StillFrames(detect, changes=TableChanges()) if config.camera.skip_still else detect, tracker, view,
             on_events=loop.handle, on_camera=board.camera_ok,
         ).start()
         app = create_app(table, config=config.web, camera=view, data_dir=config.data_dir)

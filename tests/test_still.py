@@ -230,3 +230,19 @@ def test_a_card_read_where_nothing_has_changed_is_reported_uncertain() -> None:
     # Without the changes the tracker cannot tell: as before, a steady read is a sure card.
     plain = Tracker()
     assert [e.uncertain for k in range(3) for e in plain.update([QS])] == [False]
+
+
+def test_still_frames_keep_their_table_changes_up_to_date_from_their_own_thumbnail() -> None:
+    kept, own = TableChanges(), TableChanges()
+    still = StillFrames(Counting(), changes=kept)
+    laid = PlacedCard("8D", (1000, 200), 5, 85)
+    for k in range(45):
+        image = frame(CARDS + ([laid] if k >= 40 else []), seed=k)
+        still(image)
+        own.update(image)
+    assert still.frames_skipped > 0 and kept.frames == own.frames == 45
+    for outline in (_outline(laid), _outline(CARDS[0])):
+        assert kept.quiet_frames(outline) == own.quiet_frames(outline)
+    assert kept.quiet_frames(_outline(laid)) == 4 and kept.quiet_frames(_outline(CARDS[0])) == 44
+    assert TableChanges.kept_by(still) is kept and TableChanges.kept_by(StillFrames(Counting())) is None
+    assert TableChanges.kept_by(Counting()) is None

@@ -54,19 +54,22 @@ class StillFrames:
     back as seldom as it was read, never repeated into a card.  Every
     ``refresh_frames``-th frame is read all the same and replaces the
     oldest reading.  Keep ``settle_reads`` at least the tracker's
-    ``window``.  A frame that is no image raises
+    ``window``.  Given ``changes``, it keeps that
+    :class:`TableChanges` up to date with every frame, from the same
+    thumbnail (half the cost of a still frame).  A frame that is no image raises
     :class:`~vision.recognizer.FrameError`, as the recogniser does, and
     changes nothing here.
     """
 
     def __init__(self, detect: Callable[[np.ndarray], Sequence[Detection]], *, tolerance: float = 12.0,
-                 settle_reads: int = 5, refresh_frames: int = 30) -> None:
+                 settle_reads: int = 5, refresh_frames: int = 30, changes: TableChanges | None = None) -> None:
         if not 0 <= tolerance <= 255:
             raise ValueError(f"tolerance must be within [0, 255] levels, got {tolerance!r}")
         for name, value in (("settle_reads", settle_reads), ("refresh_frames", refresh_frames)):
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an int of at least 1, got {value!r}")
         self.detect = detect
+        self.changes = changes
         self.tolerance = float(tolerance)
         self.settle_reads = settle_reads
         self.refresh_frames = refresh_frames
@@ -82,6 +85,8 @@ class StillFrames:
     def __call__(self, frame_bgr: np.ndarray) -> list[Detection]:
         frame = check_frame(frame_bgr)
         thumb = _thumbnail(frame)
+        if self.changes is not None:
+            self.changes._take(thumb, frame.shape[1])
         same = (self._table is not None and self._table.shape == thumb.shape
                 and cv2.norm(thumb, self._table, cv2.NORM_INF) <= self.tolerance)
         if same and self._settled and self._since_read + 1 < self.refresh_frames:
@@ -137,17 +142,26 @@ class TableChanges:
         self._changed: np.ndarray | None = None   # ... and the frame (count, from 0) it changed in
         self._scale = 1.0
 
+    @staticmethod
+    def kept_by(detect: object) -> TableChanges | None:
+        """The changes a :class:`StillFrames` ``detect`` keeps up to date, if any: then the loop need not."""
+        changes = getattr(detect, "changes", None) if isinstance(detect, StillFrames) else None
+        return changes if isinstance(changes, TableChanges) else None
+
     def update(self, frame_bgr: np.ndarray) -> None:
         """Take the next frame; one that is no image raises :class:`~vision.recognizer.FrameError`
         and changes nothing."""
         frame = check_frame(frame_bgr)
-        thumb = _thumbnail(frame)
+        self._take(_thumbnail(frame), frame.shape[1])
+
+    def _take(self, thumb: np.ndarray, frame_width: int) -> None:
         now = self.frames
         if self._level is None or self._changed is None or self._level.shape != thumb.shape:
-            self._level, self._changed = thumb, np.full(thumb.shape[:2], now, np.int64)
-            self._scale = thumb.shape[1] / frame.shape[1]
+            self._level, self._changed = thumb.copy(), np.full(thumb.shape[:2], now, np.int64)
+            self._scale = thumb.shape[1] / frame_width
         else:
-            moved = cv2.absdiff(thumb, self._level).max(axis=2) > self.tolerance
+            diff = cv2.absdiff(thumb, self._level)
+            moved = np.maximum(np.maximum(diff[..., 0], diff[..., 1]), diff[..., 2]) > self.tolerance
             self._level[moved] = thumb[moved]
             self._changed[moved] = now
         self.frames = now + 1
