@@ -153,6 +153,35 @@ def test_the_newest_frame_is_read_and_slow_frames_are_dropped() -> None:
     assert states[0] is True
 
 
+def test_a_recogniser_far_slower_than_the_camera_still_reports_the_cards() -> None:
+    """Frames come ten times faster than they are read, so the frame indices the tracker is given skip
+    by about ten: the card lying in every frame is still reported (it never was while the tracker's
+    windows counted camera indices)."""
+    qs = Detection("QS", 0.95, np.array([[10, 10], [30, 10], [30, 40], [10, 40]], np.float32))
+    frames = [Frame(np.full((48, 64, 3), 90, np.uint8), i, i / 300) for i in range(300)]
+    done = threading.Event()
+
+    def source():
+        for f in frames:
+            yield f
+            time.sleep(0.003)
+        done.set()
+
+    def detect(image: np.ndarray) -> list[Detection]:
+        time.sleep(0.03)
+        return [qs]
+
+    seen: list[CardSeen] = []
+    worker = CameraWorker(source(), detect, Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+                          on_events=lambda events, index: seen.extend(e for e in events if isinstance(e, CardSeen)))
+    worker.start()
+    assert done.wait(10)
+    time.sleep(0.2)
+    worker.stop()
+    assert worker.frames_dropped > worker.frames_recognised >= 3
+    assert [e.code for e in seen] == ["QS"] and seen[0].frame_index > 10
+
+
 def test_the_camera_page_sees_the_latest_frame_and_can_move_the_zones(tmp_path: Path) -> None:
     saved = []
     view = LatestFrame(ZoneMap.around_table(PLAYERS, (640, 480)), save_zones=saved.append)
