@@ -102,9 +102,11 @@ class TableLoop:
                 self.table.clear_notice()
             if isinstance(e, CardSeen) and e.uncertain and self.active and e.seat not in (None, "centre"):
                 action = "play" if self.mapper.phase == "run" else "show"
-                self.table.hold(action=action, player=e.seat, candidates=list(e.candidates))
-                log.info("%s laid a card the camera is unsure of (%s): waiting for confirmation", e.seat,
-                         ", ".join(f"{c} {p:.0%}" for c, p in e.candidates[:3]))
+                self.table.hold(action=action, player=e.seat, candidates=list(e.candidates),
+                                reason="unmoved" if e.unmoved else "unsure")
+                log.info("%s laid a card the camera is unsure of (%s%s): waiting for confirmation", e.seat,
+                         ", ".join(f"{c} {p:.0%}" for c, p in e.candidates[:3]),
+                         "; nothing had moved there" if e.unmoved else "")
         if not self.active:
             return
         for event in self.mapper.update(events, frame_index):

@@ -159,13 +159,19 @@ class Table:
 
     # ------------------------------------------------- uncertain camera reads
 
-    def hold(self, *, action: str, player: str, candidates: list[tuple[str, float]]) -> int:
-        """Keep an uncertain read (``action`` ``play`` or ``show``) until somebody confirms it."""
+    def hold(self, *, action: str, player: str, candidates: list[tuple[str, float]], reason: str = "unsure") -> int:
+        """Keep an uncertain read (``action`` ``play`` or ``show``) until somebody confirms it.
+
+        ``reason`` tells the referee why: ``unsure`` (the read itself) or
+        ``unmoved`` (a card where nothing on the table had moved).
+        """
+        if reason not in ("unsure", "unmoved"):
+            raise ValueError(f"reason must be 'unsure' or 'unmoved', not {reason!r}")
         with self._lock:
             pending_id = next(self._pending_ids)
             self._pending[pending_id] = {
                 "id": pending_id, "action": action, "player": player,
-                "candidates": [[code, round(float(p), 3)] for code, p in candidates],
+                "candidates": [[code, round(float(p), 3)] for code, p in candidates], "reason": reason,
             }
             self._changed()
             return pending_id

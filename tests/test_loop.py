@@ -95,12 +95,25 @@ def test_uncertain_reads_wait_for_the_confirm_button(table: Table, board) -> Non
     loop.handle([seen("5H", "Ann", 3, uncertain=True)], 3)
     assert table.view()["run"]["played"]["Ann"] == []
     assert table.view()["pending"][0]["candidates"][0] == ["5H", 0.55]
+    assert table.view()["pending"][0]["reason"] == "unsure"
     loop.on_button({"type": "confirm"})
     assert table.view()["run"]["played"]["Ann"] == ["5H"]
     loop.on_button({"type": "undo"})
     assert table.view()["run"]["played"]["Ann"] == []
     loop.on_button({"type": "confirm"})  # nothing waiting: refused, buzzer
     assert b.buzzer.sounding
+
+
+def test_a_card_where_nothing_moved_waits_and_the_referee_is_told_why(table: Table) -> None:
+    table.submit({"type": "next"})
+    loop = TableLoop(table)
+    ghost = CardSeen("7C", "Bob", (), 0.98, True, (("7C", 0.98),), None, 40, unmoved=True)
+    loop.handle([ghost], 40)
+    assert table.view()["run"]["played"]["Bob"] == []
+    [entry] = table.view()["pending"]
+    assert entry["reason"] == "unmoved" and entry["candidates"] == [["7C", 0.98]]
+    table.dismiss(entry["id"])
+    assert table.view()["pending"] == [] and table.view()["run"]["played"]["Bob"] == []
 
 
 def test_the_board_follows_the_table(table: Table, board) -> None:

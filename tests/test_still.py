@@ -219,14 +219,14 @@ def test_a_card_read_where_nothing_has_changed_is_reported_uncertain() -> None:
         ghost = [QS] if k >= 35 else []        # read on the QS lying there since the first frame
         events += tracker.update(ghost, changes=changes)
     [ghost_seen] = events
-    assert ghost_seen.code == "QS" and ghost_seen.uncertain
+    assert ghost_seen.code == "QS" and ghost_seen.uncertain and ghost_seen.unmoved
     laid = PlacedCard("8D", (1000, 200), 5, 85)
     read = Detection("8D", 0.95, _outline(laid).astype(np.float32))
     events = []
     for k in range(5):
         changes.update(frame(CARDS + [laid], seed=50 + k))
         events += tracker.update([QS, read], changes=changes)
-    assert [(e.code, e.uncertain) for e in events] == [("8D", False)]
+    assert [(e.code, e.uncertain, e.unmoved) for e in events] == [("8D", False, False)]
     # Without the changes the tracker cannot tell: as before, a steady read is a sure card.
     plain = Tracker()
     assert [e.uncertain for k in range(3) for e in plain.update([QS])] == [False]

@@ -78,6 +78,16 @@ def test_uncertain_reads_wait_for_confirmation(table: Table) -> None:
         table.confirm(second)
 
 
+def test_a_held_read_says_why_and_a_nonsense_reason_holds_nothing(table: Table) -> None:
+    held = table.hold(action="play", player="Bob", candidates=[("7C", 0.98)], reason="unmoved")
+    assert table.view()["pending"] == [{"id": held, "action": "play", "player": "Bob",
+                                        "candidates": [["7C", 0.98]], "reason": "unmoved"}]
+    version = table.view()["version"]
+    with pytest.raises(ValueError, match="reason"):
+        table.hold(action="play", player="Bob", candidates=[("7C", 0.98)], reason="because")
+    assert len(table.view()["pending"]) == 1 and table.view()["version"] == version
+
+
 def test_a_new_game_archives_the_old_one(table: Table) -> None:
     table.start({**GAME, "variant": "tripoley"})
     assert table.view()["variant"] == "tripoley" and len(table.store) == 1

@@ -374,3 +374,21 @@ def test_the_referee_lays_the_joker_aside_without_typing_it(browser, server, tab
     form.locator('input[name="cards"]').fill("QS 1X")
     form.locator('button[value="show"]').click()
     expect(page.locator("#message.error")).to_have_text("Enter one or more card codes such as QS JD.")
+
+
+def test_the_referee_sees_why_the_camera_asks_and_dismisses_a_card_that_lies_nowhere(browser, server, table):
+    table.submit(GAME)
+    for event in [{"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"}, {"type": "next"}]:
+        table.submit(event)
+    unsure = table.hold(action="play", player="Ann", candidates=[("5H", 0.55), ("5D", 0.3)])
+    unmoved = table.hold(action="play", player="Bob", candidates=[("7C", 0.98)], reason="unmoved")
+    page = page_of(browser)
+    sign_in(page, server.url)
+    items = page.locator("#pending .pending-item")
+    expect(items).to_have_count(2)
+    expect(items.nth(0)).not_to_contain_text("nothing had moved")
+    expect(items.nth(1)).to_contain_text("nothing had moved there")
+    items.nth(1).locator("button.danger").click()
+    expect(items).to_have_count(1)
+    assert [p["id"] for p in table.view()["pending"]] == [unsure] and unmoved != unsure
+    assert table.view()["run"]["played"]["Bob"] == []

@@ -60,6 +60,8 @@ class CardSeen:
     ``uncertain`` reads carry the best ``candidates`` (code, probability) for
     the referee to choose from; :meth:`confirmed` makes the settled event.
     ``on_top_of`` names the card this one was put on (now covered), if any.
+    ``unmoved`` says it was read where the picture had not changed for a
+    while (uncertain for that, however clearly it reads).
     """
 
     code: str
@@ -70,10 +72,12 @@ class CardSeen:
     candidates: tuple[tuple[str, float], ...]
     on_top_of: str | None
     frame_index: int
+    unmoved: bool = False
 
     def confirmed(self, code: str | None = None) -> CardSeen:
         """The same sighting after a person confirmed (or corrected) the code."""
-        return dataclasses.replace(self, code=self.code if code is None else code, uncertain=False, confidence=1.0)
+        return dataclasses.replace(self, code=self.code if code is None else code, uncertain=False, confidence=1.0,
+                                   unmoved=False)
 
 
 @dataclass(frozen=True)
@@ -489,7 +493,7 @@ class Tracker:
             code=t.code or "", seat=t.seat, outline=outline, confidence=round(confidence, 4),
             uncertain=confidence < self.certain_confidence or stale,
             candidates=tuple((c, round(p, 4)) for c, p in scores[:3]),
-            on_top_of=on_top_of, frame_index=self.frame_index,
+            on_top_of=on_top_of, frame_index=self.frame_index, unmoved=stale,
         )
 
     def _follow_moves(self, events: list[Event]) -> None:

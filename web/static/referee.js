@@ -142,7 +142,8 @@ function drawPending(view) {
       });
       const drop = el("button", { type: "button", class: "danger" }, t("dismiss"));
       drop.addEventListener("click", () => act(() => post("/api/dismiss", { id: p.id })));
-      return el("div", { class: "pending-item" }, el("strong", {}, `${p.player} \u2192 ${t(p.action)}`), ...buttons, input, fix, drop);
+      const why = p.reason === "unmoved" ? [el("span", { class: "flag" }, t("pending_unmoved"))] : [];
+      return el("div", { class: "pending-item" }, el("strong", {}, `${p.player} \u2192 ${t(p.action)}`), ...why, ...buttons, input, fix, drop);
     }),
   );
 }
