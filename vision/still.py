@@ -8,7 +8,9 @@ a thumbnail 160 pixels wide whose pixels are 8x8 averages (a camera's noise
 averages away there, a card moved by a few pixels does not); once a table
 has been read a few times alike and nothing has changed, it answers with
 those readings at a few hundredths of a read's cost, so a Raspberry Pi
-idles between plays and reads a new card at once.
+idles between plays and reads a new card at once.  :class:`TableChanges`
+remembers, on the same thumbnail, where the picture last changed: a card
+is laid by a hand, so one read where nothing has moved is put to a person.
 
 >>> import numpy as np
 >>> reads = []
@@ -55,8 +57,8 @@ class StillFrames:
     ``refresh_frames``-th frame is read all the same and replaces the
     oldest reading.  Keep ``settle_reads`` at least the tracker's
     ``window``.  Given ``changes``, it keeps that
-    :class:`TableChanges` up to date with every frame, from the same
-    thumbnail (half the cost of a still frame).  A frame that is no image raises
+    :class:`TableChanges` up to date with every frame from its own
+    thumbnail, so that a frame is shrunk once.  A frame that is no image raises
     :class:`~vision.recognizer.FrameError`, as the recogniser does, and
     changes nothing here.
     """
@@ -145,8 +147,7 @@ class TableChanges:
     @staticmethod
     def kept_by(detect: object) -> TableChanges | None:
         """The changes a :class:`StillFrames` ``detect`` keeps up to date, if any: then the loop need not."""
-        changes = getattr(detect, "changes", None) if isinstance(detect, StillFrames) else None
-        return changes if isinstance(changes, TableChanges) else None
+        return detect.changes if isinstance(detect, StillFrames) else None
 
     def update(self, frame_bgr: np.ndarray) -> None:
         """Take the next frame; one that is no image raises :class:`~vision.recognizer.FrameError`
