@@ -131,30 +131,31 @@ def test_after_a_restart_the_cards_on_the_table_are_known(table: Table) -> None:
 
 
 class SlowDetect:
-    """Takes its time, like a Pi reading a frame; records which frames it saw."""
+    """Takes its time, like a Pi reading a frame; records which frames it saw and reads ``detections``."""
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds, self.seen = seconds, []
+    def __init__(self, seconds: float, detections: list[Detection] | None = None) -> None:
+        self.seconds, self.seen, self.detections = seconds, [], detections or []
 
     def __call__(self, image: np.ndarray) -> list[Detection]:
         self.seen.append(int(image[0, 0, 0]))
         time.sleep(self.seconds)
-        return []
+        return list(self.detections)
+
+
+def paced(frames: list[Frame], pause: float, done: threading.Event):
+    """A camera sending ``frames`` one every ``pause`` seconds, setting ``done`` after the last."""
+    for f in frames:
+        yield f
+        time.sleep(pause)
+    done.set()
 
 
 def test_the_newest_frame_is_read_and_slow_frames_are_dropped() -> None:
     frames = [Frame(np.full((48, 64, 3), i, np.uint8), i, i / 100) for i in range(40)]
     done = threading.Event()
-
-    def source():
-        for f in frames:
-            yield f
-            time.sleep(0.005)
-        done.set()
-
     detect = SlowDetect(0.05)
     states: list[bool] = []
-    worker = CameraWorker(source(), detect, Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+    worker = CameraWorker(paced(frames, 0.005, done), detect, Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
                           on_events=lambda events, index: None, on_camera=states.append).start()
     assert done.wait(5)
     time.sleep(0.2)
@@ -173,19 +174,8 @@ def test_a_recogniser_far_slower_than_the_camera_still_reports_the_cards() -> No
     qs = Detection("QS", 0.95, np.array([[10, 10], [30, 10], [30, 40], [10, 40]], np.float32))
     frames = [Frame(np.full((48, 64, 3), 90, np.uint8), i, i / 300) for i in range(300)]
     done = threading.Event()
-
-    def source():
-        for f in frames:
-            yield f
-            time.sleep(0.003)
-        done.set()
-
-    def detect(image: np.ndarray) -> list[Detection]:
-        time.sleep(0.03)
-        return [qs]
-
     seen: list[CardSeen] = []
-    worker = CameraWorker(source(), detect, Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+    worker = CameraWorker(paced(frames, 0.003, done), SlowDetect(0.03, [qs]), Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
                           on_events=lambda events, index: seen.extend(e for e in events if isinstance(e, CardSeen)))
     worker.start()
     assert done.wait(10)
