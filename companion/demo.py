@@ -111,9 +111,7 @@ class DemoTable:
             detect = Recognizer().detect if every_frame else StillFrames(Recognizer().detect, changes=TableChanges())
         self.detect = detect
         self.tracker = Tracker(self.zones)
-        kept = TableChanges.kept_by(detect)
-        self.changes = kept or TableChanges()
-        self._own_changes = kept is None
+        self.changes, self._see_changes = TableChanges.following(detect)
         self.loop = TableLoop(table, board=board, tracker=self.tracker)
         self.background = table_background(size, style="wood", seed=seed)
         self.cards: list[PlacedCard] = []
@@ -170,8 +168,7 @@ class DemoTable:
         if hand_at is not None:
             draw_hand(image, at=hand_at, size=min(self.size) * 0.3)
         detections: list[Detection] = self.detect(image)
-        if self._own_changes:
-            self.changes.update(image)
+        self._see_changes(image)
         zone_map = self.view.show(image, detections)
         events = self.tracker.update(detections, zone_map=zone_map, frame_index=self._frame_index,
                                      changes=self.changes)

@@ -235,9 +235,7 @@ class CameraWorker:
         self.frames_read = 0
         self.frames_dropped = 0
         self.frames_recognised = 0
-        kept = TableChanges.kept_by(detect)
-        self.changes = kept or TableChanges()
-        self._own_changes = kept is None
+        self.changes, self._see_changes = TableChanges.following(detect)
         self._threads = [
             threading.Thread(target=self._grab, name="camera-grab", daemon=True),
             threading.Thread(target=self._recognise, name="camera-recognise", daemon=True),
@@ -293,8 +291,7 @@ class CameraWorker:
             except ValueError as exc:
                 log.warning("frame %d skipped: %s", frame.index, exc)
                 continue
-            if self._own_changes:
-                self.changes.update(frame.image)
+            self._see_changes(frame.image)
             zone_map = self.view.show(frame.image, detections)
             events = self.tracker.update(detections, zone_map=zone_map, frame_index=frame.index,
                                          changes=self.changes)

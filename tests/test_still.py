@@ -244,5 +244,11 @@ def test_still_frames_keep_their_table_changes_up_to_date_from_their_own_thumbna
     for outline in (_outline(laid), _outline(CARDS[0])):
         assert kept.quiet_frames(outline) == own.quiet_frames(outline)
     assert kept.quiet_frames(_outline(laid)) == 4 and kept.quiet_frames(_outline(CARDS[0])) == 44
-    assert TableChanges.kept_by(still) is kept and TableChanges.kept_by(StillFrames(Counting())) is None
-    assert TableChanges.kept_by(Counting()) is None
+    followed, see = TableChanges.following(still)
+    see(frame(CARDS, seed=99))                       # StillFrames feeds them: the loop's call does nothing
+    assert followed is kept and kept.frames == 45
+    for detect in (StillFrames(Counting()), Counting()):
+        followed, see = TableChanges.following(detect)
+        assert followed is not kept and followed.frames == 0
+        see(frame(CARDS, seed=99))
+        assert followed.frames == 1
