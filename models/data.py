@@ -484,7 +484,7 @@ def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 
         for k in rng.permutation(len(found))[:per_image].tolist():
             src = _photometric_light(image, rng) if rng.random() < 0.5 else image
             out.append(extract_patch(src, jitter(rng, found[k])))
-    return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+    return _none(out)
 
 
 CHIP_RADIUS = (65.0, 90.0)
@@ -521,10 +521,8 @@ def table_negatives(frames: int, rng: np.random.Generator, *, per_frame: int = 4
         if rng.random() < 0.3:
             draw_hand(frame, (rng.uniform(100, 1180), rng.uniform(500, 700)), size=1.5 * width)
         found = proposed_outside(rec, frame, off_cards([o for card, o in zip(cards, outlines) if card.face_up]))
-        src = _photometric_light(frame, rng) if rng.random() < 0.5 else frame
-        for k in rng.permutation(len(found))[:per_frame].tolist():
-            out.append(extract_patch(src, jitter(rng, found[k])))
-    return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+        out += _sampled(frame, found, rng, per_frame)
+    return _none(out)
 
 
 def row_negatives(decks: list[Deck], frames: int, rng: np.random.Generator, *, per_frame: int = 40) -> Patches:
@@ -545,10 +543,19 @@ def row_negatives(decks: list[Deck], frames: int, rng: np.random.Generator, *, p
     for i in range(frames):
         canvas, placed = played_rows(decks[int(rng.integers(len(decks)))], rng, style=STYLES[i % len(STYLES)])
         found = proposed_outside(rec, canvas, off_indices(placed))
-        src = _photometric_light(canvas, rng) if rng.random() < 0.5 else canvas
-        for k in rng.permutation(len(found))[:per_frame].tolist():
-            out.append(extract_patch(src, jitter(rng, found[k])))
-    return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+        out += _sampled(canvas, found, rng, per_frame)
+    return _none(out)
+
+
+def _sampled(frame: np.ndarray, found: list[np.ndarray], rng: np.random.Generator, per_frame: int) -> list[np.ndarray]:
+    """Up to ``per_frame`` of the ``found`` corners, cut (jittered) from the frame, its light changed half the time."""
+    src = _photometric_light(frame, rng) if rng.random() < 0.5 else frame
+    return [extract_patch(src, jitter(rng, found[k])) for k in rng.permutation(len(found))[:per_frame].tolist()]
+
+
+def _none(patches: list[np.ndarray]) -> Patches:
+    """The mined patches, every one labelled ``none``."""
+    return Patches(np.stack(patches), np.full(len(patches), NONE, np.int64)) if patches else Patches.concat([])
 
 
 def played_rows(deck: Deck, rng: np.random.Generator, *,
