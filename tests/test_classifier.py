@@ -10,7 +10,7 @@ import pytest
 
 from companion.cards import ALL_CODES
 from vision.classifier import (CARD_SIZE, CLASSES, PATCH_SHAPE, CardClassifier, ModelError, PatchError,
-                               extract_patch, rotate_180)
+                               corner_to_card, extract_patch, extract_patches, rotate_180)
 from vision.render import PlacedCard, render_scene, table_background
 
 CARD_CORNERS = np.array([[0, 0], [CARD_SIZE[0], 0], [CARD_SIZE[0], CARD_SIZE[1]], [0, CARD_SIZE[1]]],
@@ -104,6 +104,35 @@ def test_extract_patch_geometry():
     assert patch.shape == PATCH_SHAPE + (3,) and patch.dtype == np.uint8
     w = PATCH_SHAPE[1]
     assert patch[:, : w // 2 - 1].max() < 30 and patch[:, w // 2 + 1:].min() > 225
+
+
+def test_extract_patches_is_extract_patch_for_many():
+    rng = np.random.default_rng(5)
+    frame = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    small = [np.array([[0.3, 0.1, 120], [-0.1, 0.3, 80], [0, 0, 1.0]]),
+             rotate_180(np.array([[0.35, 0, 200], [0, 0.35, 60], [1e-4, 0, 1.0]]))]
+    big = np.array([[2.0, 0, -20], [0, 2.0, -30], [0, 0, 1.0]])   # drawn large: sampled finely, then averaged
+    patches = extract_patches(frame, small + [big])
+    assert patches.shape == (3,) + PATCH_SHAPE + (3,) and patches.dtype == np.uint8
+    h, w = PATCH_SHAPE
+    for m, patch in zip(small, patches):   # a plain warp of the corner box, pixel for pixel
+        expected = cv2.warpPerspective(frame, m @ corner_to_card(), (w, h),
+                                       flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        assert np.array_equal(patch, expected)
+    assert np.array_equal(patches[2], extract_patch(frame, big))
+    assert not np.array_equal(patches[2], cv2.warpPerspective(frame, big @ corner_to_card(), (w, h),
+                                                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP))
+    assert extract_patches(frame, []).shape == (0,) + PATCH_SHAPE + (3,)
+
+
+def test_extract_patches_names_the_bad_homography():
+    frame = np.zeros((100, 100, 3), np.uint8)
+    with pytest.raises(PatchError, match="card_to_frame 1 is singular"):
+        extract_patches(frame, [np.eye(3), np.zeros((3, 3))])
+    with pytest.raises(PatchError, match="card_to_frame 2 is not finite"):
+        extract_patches(frame, [np.eye(3), np.eye(3), np.full((3, 3), np.inf)])
+    with pytest.raises(PatchError, match="3x3"):
+        extract_patches(frame, [np.eye(3), np.eye(4)])
 
 
 def test_extract_patch_refuses_bad_input():

@@ -202,7 +202,9 @@ def brightened(work_bgr: np.ndarray) -> np.ndarray:
     warm table's tint away, turns the grain into hundreds of false card
     edges.
     """
-    white, median = _top_and_median(work_bgr[::6, ::6].max(axis=2))   # 1 pixel in 36 is plenty
+    sample = work_bgr[::6, ::6]   # 1 pixel in 36 is plenty
+    # The brightest channel, pairwise: numpy's max over a 3-long last axis took 20 times as long.
+    white, median = _top_and_median(np.maximum(np.maximum(sample[..., 0], sample[..., 1]), sample[..., 2]))
     if white >= _WHITE_ENOUGH:
         return work_bgr
     gain = min(4.0, 255.0 / max(white, 1.0), max(1.0, _TABLE_AT_MOST / max(median, 1.0)))
@@ -469,21 +471,20 @@ def contrasted(corners: list[Corner], value: np.ndarray, grad: np.ndarray, *, mi
     off = max(2.0, 0.003 * max(h, w))
     frac = np.linspace(0.2, 0.8, 5)
     P = np.array([c.point for c in corners])
-
-    def sample(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
-        x = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
-        y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
-        return image[y, x].astype(np.int16)
-
-    real = np.zeros((len(corners), 2), bool)
-    for k, (along, across, seen) in enumerate((("u", "v", "seen_u"), ("v", "u", "seen_v"))):
-        A = np.array([getattr(c, along) for c in corners])
-        B = np.array([getattr(c, across) for c in corners])
-        L = np.array([max(getattr(c, seen), 4 * off) for c in corners])
-        base = P[:, None, :] + A[:, None, :] * (L[:, None, None] * frac[None, :, None])
-        step = sample(value, base + B[:, None, :] * off) - sample(value, base - B[:, None, :] * off)
-        sharp = np.max([sample(grad, base + B[:, None, :] * t) for t in (-2.0, -1.0, 0.0, 1.0, 2.0)], axis=0)
-        real[:, k] = (np.median(step, axis=1) >= min_contrast) | (np.mean(sharp >= 2 * min_contrast, axis=1) >= 0.8)
+    U = np.array([c.u for c in corners])
+    V = np.array([c.v for c in corners])
+    seen = np.maximum(np.array([(c.seen_u, c.seen_v) for c in corners]), 4 * off)           # (n, 2)
+    along, across = np.stack([U, V], axis=1), np.stack([V, U], axis=1)                       # (n, 2, 2)
+    base = P[:, None, None, :] + along[:, :, None, :] * (seen[:, :, None, None] * frac[None, None, :, None])
+    # Every sample at once (numpy's per-call cost was most of the time): the step's two sides
+    # at +-off, then the gradient at -2..2 across the edge.
+    shifts = np.array([off, -off, -2.0, -1.0, 0.0, 1.0, 2.0])
+    pts = base[:, :, None] + across[:, :, None, None, :] * shifts[None, None, :, None, None]   # (n, 2, 7, 5, 2)
+    x = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+    y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+    step = value[y[:, :, 0], x[:, :, 0]].astype(np.int16) - value[y[:, :, 1], x[:, :, 1]]   # (n, 2, 5)
+    sharp = grad[y[:, :, 2:], x[:, :, 2:]].max(axis=2)                                       # (n, 2, 5)
+    real = (np.median(step, axis=2) >= min_contrast) | (np.mean(sharp >= 2 * min_contrast, axis=2) >= 0.8)
     need = np.array([1 if c.bend else edges for c in corners])
     return [c for c, ok in zip(corners, (real.sum(axis=1) >= need).tolist()) if ok]
 

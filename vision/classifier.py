@@ -24,6 +24,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -85,14 +86,22 @@ def _check_frame(frame_bgr: np.ndarray) -> None:
         raise PatchError(f"frame must be (height, width, 3) BGR, got shape {frame_bgr.shape}")
 
 
-def _check_homography(card_to_frame: np.ndarray) -> np.ndarray:
-    m = np.asarray(card_to_frame, dtype=np.float64)
-    if m.shape != (3, 3) or not np.isfinite(m).all():
-        raise PatchError(f"card_to_frame must be a finite 3x3 homography, got shape {m.shape}")
-    (a, b, c), (d, e, f), (g, h, i) = m.tolist()   # the determinant, without numpy's per-call cost
-    if abs(a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)) < 1e-12:
-        raise PatchError("card_to_frame is singular: the card's outline has collapsed")
-    return m
+def _checked_homographies(cards_to_frame: Sequence[np.ndarray]) -> np.ndarray:
+    """``cards_to_frame`` as one ``(N, 3, 3)`` float array, or :class:`PatchError` naming the first bad one."""
+    try:
+        mats = np.array(cards_to_frame, dtype=np.float64)
+    except ValueError:
+        mats = np.zeros(0)
+    if mats.ndim != 3 or mats.shape[1:] != (3, 3):
+        raise PatchError(f"card_to_frame must be a 3x3 homography, got shapes "
+                         f"{sorted({np.shape(m) for m in cards_to_frame})}")
+    finite = np.isfinite(mats).all(axis=(1, 2))
+    if not finite.all():
+        raise PatchError(f"card_to_frame {int(np.argmin(finite))} is not finite")
+    singular = np.flatnonzero(np.abs(np.linalg.det(mats)) < 1e-12)
+    if len(singular):
+        raise PatchError(f"card_to_frame {int(singular[0])} is singular: the card's outline has collapsed")
+    return mats
 
 
 def extract_patch(frame_bgr: np.ndarray, card_to_frame: np.ndarray) -> np.ndarray:
@@ -105,29 +114,45 @@ def extract_patch(frame_bgr: np.ndarray, card_to_frame: np.ndarray) -> np.ndarra
     sampled finely and then area-averaged, so a high-resolution photo gives
     the same smooth patch as a camera frame rather than an aliased one.
     """
+    return extract_patches(frame_bgr, [card_to_frame])[0]
+
+
+def extract_patches(frame_bgr: np.ndarray, cards_to_frame: Sequence[np.ndarray]) -> np.ndarray:
+    """:func:`extract_patch` for many cards of one frame: ``(N, *PATCH_SHAPE, 3)`` uint8.
+
+    The same patches, checked and mapped all at once: the recogniser reads
+    some sixty corners a frame, and per-patch checks cost a third as much as
+    the warps themselves.
+    """
     _check_frame(frame_bgr)
     h, w = PATCH_SHAPE
-    patch_to_frame = _check_homography(card_to_frame) @ _CORNER_TO_CARD
-    # Frame pixels per patch pixel at the box centre, from the Jacobian there (plain floats: this
-    # runs for every patch, and numpy's per-call cost on 3-vectors was half its time).
-    (a, b, c), (d, e, f), (g, i, j) = patch_to_frame.tolist()
+    out = np.empty((len(cards_to_frame), h, w, 3), np.uint8)
+    if not len(cards_to_frame):
+        return out
+    patches_to_frame = _checked_homographies(cards_to_frame) @ _CORNER_TO_CARD
     u, v = (w - 1) / 2, (h - 1) / 2
-    px, py, pz = a * u + b * v + c, d * u + e * v + f, g * u + i * v + j
-    if abs(pz) < 1e-12:
-        raise PatchError("card_to_frame sends the corner to infinity")
-    x, y = px / pz, py / pz
-    j00, j01, j10, j11 = (a - x * g) / pz, (b - x * i) / pz, (d - y * g) / pz, (e - y * i) / pz
-    scale = math.sqrt(abs(j00 * j11 - j01 * j10))
-    k = int(min(_MAX_SUPERSAMPLE, max(1, math.floor(scale + 0.5)))) if math.isfinite(scale) else 1
-    if k > 1:
-        fine = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1]])
-        big = cv2.warpPerspective(frame_bgr, patch_to_frame @ fine, (w * k, h * k),
-                                  flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                  borderMode=cv2.BORDER_REPLICATE)
-        return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
-    return cv2.warpPerspective(frame_bgr, patch_to_frame, (w, h),
-                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
+    for patch, patch_to_frame, ((a, b, c), (d, e, f), (g, i, j)) in zip(out, patches_to_frame,
+                                                                      patches_to_frame.tolist()):
+        # Frame pixels per patch pixel at the box centre, from the Jacobian there (plain floats:
+        # numpy's per-call cost on 3-vectors was half of a patch's time).
+        px, py, pz = a * u + b * v + c, d * u + e * v + f, g * u + i * v + j
+        if abs(pz) < 1e-12:
+            raise PatchError("card_to_frame sends the corner to infinity")
+        x, y = px / pz, py / pz
+        j00, j01, j10, j11 = (a - x * g) / pz, (b - x * i) / pz, (d - y * g) / pz, (e - y * i) / pz
+        scale = math.sqrt(abs(j00 * j11 - j01 * j10))
+        k = int(min(_MAX_SUPERSAMPLE, max(1, math.floor(scale + 0.5)))) if math.isfinite(scale) else 1
+        if k > 1:
+            fine = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5], [0, 0, 1]])
+            big = cv2.warpPerspective(frame_bgr, patch_to_frame @ fine, (w * k, h * k),
+                                      flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                      borderMode=cv2.BORDER_REPLICATE)
+            cv2.resize(big, (w, h), dst=patch, interpolation=cv2.INTER_AREA)
+        else:
+            cv2.warpPerspective(frame_bgr, patch_to_frame, (w, h), dst=patch,
+                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return out
 
 
 def rotate_180(card_to_frame: np.ndarray) -> np.ndarray:

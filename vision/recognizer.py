@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision import _detect
-from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, extract_patch, rotate_180
+from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, extract_patches, rotate_180
 from vision.detection import Detection
 
 _NONE = len(CLASSES) - 1
@@ -224,7 +224,7 @@ class Recognizer:
 
     def _read(self, frame: np.ndarray, cards_to_frame: list[np.ndarray]) -> np.ndarray:
         """The classifier's probabilities for the index corner of each card homography."""
-        return self.classifier.classify(np.stack([extract_patch(frame, m) for m in cards_to_frame]))
+        return self.classifier.classify(extract_patches(frame, cards_to_frame))
 
     def _read_again(self, frame: np.ndarray, mats: list[np.ndarray], own: np.ndarray, other: np.ndarray,
                     unsure: list[tuple[int, int]], second: set[int]) -> tuple[np.ndarray, np.ndarray]:
