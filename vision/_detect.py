@@ -653,7 +653,9 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
     ``measured_only`` skips the corners with no edge measured at this width
     (a doubtful width is grown only from those).
     """
-    out: list[Hypothesis] = []
+    cw, ch = CARD_SIZE
+    rows: list[tuple[float, ...]] = []            # each card's map, as _affine's, built at once below
+    found: list[tuple[float, int, int]] = []      # (width, corner, measured)
     # Plain floats: a frame holds hundreds of corners, and numpy's per-call cost on 2-vectors
     # was most of this function's time.
     for i, c in enumerate(corners):
@@ -695,11 +697,15 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
             plain = ((vx * w, vy * w), (ux * (w * ASPECT), uy * (w * ASPECT)))
         px, py = c.point.tolist()
         if index is not None:
-            out.append(Hypothesis(_affine((px, py), *index), math.hypot(*index[0]), i, measured))
+            (xx, xy), (yx, yy) = index
+            rows.append((xx / cw, yx / ch, px, xy / cw, yy / ch, py, 0.0, 0.0, 1.0))
+            found.append((math.hypot(xx, xy), i, measured))
         if plain is not None:
-            (sx, sy), long_ = plain
-            out.append(Hypothesis(_affine((px + sx, py + sy), (-sx, -sy), long_), math.hypot(sx, sy), i, measured))
-    return out
+            (sx, sy), (yx, yy) = plain
+            rows.append((-sx / cw, yx / ch, px + sx, -sy / cw, yy / ch, py + sy, 0.0, 0.0, 1.0))
+            found.append((math.hypot(sx, sy), i, measured))
+    mats = np.array(rows).reshape(-1, 3, 3)
+    return [Hypothesis(m, width, i, measured) for m, (width, i, measured) in zip(mats, found)]
 
 
 def _consistent(edge: Sequence[float] | None, width: float | None) -> float | None:
