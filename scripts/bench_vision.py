@@ -1,12 +1,14 @@
 """Milliseconds per 1280x720 frame for the card recogniser, on one core.
 
-    python scripts/bench_vision.py [--frames 40] [--model PATH] [--detector-only] [--still] [--json]
+    python scripts/bench_vision.py [--frames 40] [--best-of 1] [--model PATH] [--detector-only] [--still] [--json]
 
 Synthetic tables from ``vision.render`` with 0, 5 and 15 face-up cards (plus
 two face-down ones and a hand in the picture), light and dark tables in turn.
 OpenCV and onnxruntime each get one thread, as on the Pi.  Wall-clock and the
 thread's CPU time are both printed: on a shared machine the CPU time is the
-figure that does not depend on the neighbours.  ``--detector-only``
+figure that depends least on the neighbours; ``--best-of K`` passes over
+the frames K times and counts each frame's fastest run, since neighbours
+only ever add time (to the CPU time too: they share the core's caches).  ``--detector-only``
 times the geometry alone (no model needed): everything up to the patches.
 ``--still`` also times a table that has stopped changing, through
 :class:`vision.still.StillFrames` (the live loop's default) once it has read
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -58,12 +61,16 @@ def scene(n_cards: int, seed: int, noise_seed: int | None = None) -> np.ndarray:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frames", type=int, default=40, help="frames per card count (default 40)")
+    parser.add_argument("--best-of", type=int, default=1, metavar="K",
+                        help="pass over the frames K times, each frame's fastest run counting (default 1)")
     parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards.onnx)")
     parser.add_argument("--detector-only", action="store_true", help="time the geometry only")
     parser.add_argument("--still", action="store_true",
                         help="also time a still table's frames through vision.still.StillFrames, once it has been read")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.best_of < 1:
+        parser.error(f"--best-of must be at least 1, got {args.best_of}")
 
     cv2.setNumThreads(1)
     from vision.classifier import CardClassifier, ModelError
@@ -83,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in (0, 5, 15):
         frames = [scene(n, seed) for seed in range(args.frames)]
         run(frames[0])  # warm-up: onnxruntime allocates on first use
-        results[f"{n}_cards"] = _timed(run, frames)
+        results[f"{n}_cards"] = _timed(run, frames, best_of=args.best_of)
         if args.still:
             # One table, the camera's noise drawn afresh each frame: read settle_reads times, then skipped.
             still = StillFrames(run)
@@ -102,15 +109,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _timed(run: Callable[[np.ndarray], Sequence[object]], frames: list[np.ndarray]) -> dict[str, float]:
-    """Median and 90th percentile of wall-clock and thread CPU milliseconds per frame, and the mean found."""
-    times, cpu, found = [], [], []
-    for frame in frames:
-        start, start_cpu = time.perf_counter(), time.thread_time()
-        out = run(frame)
-        cpu.append((time.thread_time() - start_cpu) * 1000)
-        times.append((time.perf_counter() - start) * 1000)
-        found.append(len(out))
+def _timed(run: Callable[[np.ndarray], Sequence[object]], frames: list[np.ndarray], *,
+           best_of: int = 1) -> dict[str, float]:
+    """Median and 90th percentile of wall-clock and thread CPU milliseconds per frame (each frame's
+    fastest of ``best_of`` passes over all the frames), and the mean found."""
+    times = np.full(len(frames), np.inf)
+    cpu = np.full(len(frames), np.inf)
+    found = []
+    for _ in range(best_of):
+        # Whole passes, not one frame K times in a row: a neighbour's busy spell lasts seconds.
+        found = []
+        for k, frame in enumerate(frames):
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            out = run(frame)
+            cpu[k] = min(cpu[k], (time.thread_time() - start_cpu) * 1000)
+            times[k] = min(times[k], (time.perf_counter() - start) * 1000)
+            found.append(len(out))
     return {"median_ms": round(float(np.median(times)), 1), "p90_ms": round(float(np.percentile(times, 90)), 1),
             "cpu_median_ms": round(float(np.median(cpu)), 1), "cpu_p90_ms": round(float(np.percentile(cpu, 90)), 1),
             "mean_found": round(float(np.mean(found)), 2)}

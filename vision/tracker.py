@@ -238,7 +238,6 @@ class Tracker:
         self.border_fraction = border_fraction
         self.vote_memory = max(vote_memory, confirm_frames)
         self.fresh_frames = fresh_frames
-        self._changes: TableChanges | None = None   # this frame's, while update() runs
         self.known_cards = {str(Card.parse(c)) for c in known_cards}
         self.frame_index = -1
         self._now = -1   # frames given so far, less one: the clock of every window (camera indices can skip)
@@ -305,16 +304,12 @@ class Tracker:
         events: list[Event] = []
         for t in self._tracks.values():
             t.seen_now = t.seen_self_now = False
-        self._changes = changes
-        try:
-            self._match([d for d in detections if d.confidence >= self.min_confidence])
-            self._split_swapped()
-            self._promote(events)
-            self._lift(events)
-            self._follow_moves(events)
-            self._expire(events)
-        finally:
-            self._changes = None
+        self._match([d for d in detections if d.confidence >= self.min_confidence])
+        self._split_swapped()
+        self._promote(events, changes)
+        self._lift(events)
+        self._follow_moves(events, changes)
+        self._expire(events)
         return events
 
     # -- the steps of one frame --------------------------------------------------
@@ -418,7 +413,7 @@ class Tracker:
         c = _centre(outline)
         return self.zone_map.zone_at((float(c[0]), float(c[1])))
 
-    def _promote(self, events: list[Event]) -> None:
+    def _promote(self, events: list[Event], changes: TableChanges | None) -> None:
         for t in sorted(self._tracks.values(), key=lambda t: t.id):
             if t.state != "candidate" or t.id not in self._tracks:
                 continue
@@ -439,7 +434,7 @@ class Tracker:
                 t.state, t.code, t.seat = "present", code, seat
                 if twin.seat != seat:
                     events.append(CardRemoved(code, twin.seat, self.frame_index))
-                    events.append(self._seen(t, None))
+                    events.append(self._seen(t, None, changes))
                 continue
             under = self._covered_card(t)
             t.state, t.code, t.seat = "present", code, seat
@@ -448,7 +443,7 @@ class Tracker:
             if code in self.known_cards:
                 self.known_cards.discard(code)
                 continue
-            events.append(self._seen(t, under.code if under is not None else None))
+            events.append(self._seen(t, under.code if under is not None else None, changes))
 
     def _echo_of_lying_card(self, t: _Track) -> bool:
         """An unclear read over a lying card, with that card's code among its candidates, in view
@@ -480,14 +475,14 @@ class Tracker:
             best, best_share = o, share
         return best
 
-    def _seen(self, t: _Track, on_top_of: str | None) -> CardSeen:
+    def _seen(self, t: _Track, on_top_of: str | None, changes: TableChanges | None) -> CardSeen:
         scores = t.scores()
         confidence = dict(scores).get(t.code or "", 0.0)
         if confidence < self.certain_confidence:
             t.doubts = {c for c, _ in scores[:3]}
         # A card comes with a hand: read where the picture has long been still, it is a likeness
         # in the cards lying there (a corner box across a row), or a card read very late.
-        stale = self._changes is not None and self._changes.quiet_frames(t.outline) > self.fresh_frames
+        stale = changes is not None and changes.quiet_frames(t.outline) > self.fresh_frames
         outline = tuple((float(x), float(y)) for x, y in t.outline)
         return CardSeen(
             code=t.code or "", seat=t.seat, outline=outline, confidence=round(confidence, 4),
@@ -496,7 +491,7 @@ class Tracker:
             on_top_of=on_top_of, frame_index=self.frame_index, unmoved=stale,
         )
 
-    def _follow_moves(self, events: list[Event]) -> None:
+    def _follow_moves(self, events: list[Event], changes: TableChanges | None) -> None:
         """A lying card pushed into another zone and left there changes seat."""
         for t in self._tracks.values():
             if t.state != "present" or not t.seen_now or self.zone_map is None:
@@ -508,7 +503,7 @@ class Tracker:
             if t.other_seat_hits >= self.confirm_frames and self._still(t):
                 events.append(CardRemoved(t.code or "", t.seat, self.frame_index))
                 t.seat, t.other_seat_hits = seat, 0
-                events.append(self._seen(t, None))
+                events.append(self._seen(t, None, changes))
 
     def _lift(self, events: list[Event]) -> None:
         """A covered card read steadily while the card on it is not seen: that card was lifted off."""
