@@ -770,17 +770,24 @@ def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
 
     same = near(origin, origin) & (turn > 0.95) & alike
     turned = near(far, origin) & near(origin, far) & (turn < -0.95) & alike
-    kept = np.zeros(len(hyps), bool)
+    # Each hypothesis's alike and turned ones as plain lists, in order (numpy's per-call cost on
+    # one row at a time was most of the loop's).
+    same_as: list[list[int]] = [[] for _ in hyps]
+    turned_as: list[list[int]] = [[] for _ in hyps]
+    for pairs, into in ((same, same_as), (turned, turned_as)):
+        for i, j in zip(*(ix.tolist() for ix in np.nonzero(pairs))):
+            into[i].append(j)
+    kept = [False] * len(hyps)
     twins: set[int] = set()
     for i in range(len(hyps)):
-        if (same[i] & kept).any():
+        if any(kept[j] for j in same_as[i]):
             continue
-        twin = np.flatnonzero(turned[i] & kept)
-        if len(twin):
-            twins.add(int(twin[0]))   # the first kept, as kept ones are in order
+        twin = next((j for j in turned_as[i] if kept[j]), None)   # the first kept, as kept ones are in order
+        if twin is not None:
+            twins.add(twin)
             continue
         kept[i] = True
-    return [replace(hyps[i], twin=True) if i in twins else hyps[i] for i in np.flatnonzero(kept).tolist()]
+    return [replace(h, twin=True) if i in twins else h for i, h in enumerate(hyps) if kept[i]]
 
 
 _INDEX_SAMPLES = np.array([[x, y, 1.0] for x in (12, 40, 68) for y in (15, 60, 105)]).T
