@@ -1,6 +1,7 @@
 """Milliseconds per 1280x720 frame for the card recogniser, on one core.
 
-    python scripts/bench_vision.py [--frames 40] [--best-of 1] [--model PATH] [--detector-only] [--still] [--json]
+    python scripts/bench_vision.py [--frames 40] [--best-of 1] [--against DIR] [--model PATH] [--detector-only]
+                                   [--still] [--json]
 
 Synthetic tables from ``vision.render`` with 0, 5 and 15 face-up cards (plus
 two face-down ones and a hand in the picture), light and dark tables in turn.
@@ -8,8 +9,13 @@ OpenCV and onnxruntime each get one thread, as on the Pi.  Wall-clock and the
 thread's CPU time are both printed: on a shared machine the CPU time is the
 figure that depends least on the neighbours; ``--best-of K`` passes over
 the frames K times and counts each frame's fastest run, since neighbours
-only ever add time (to the CPU time too: they share the core's caches).  ``--detector-only``
-times the geometry alone (no model needed): everything up to the patches.
+only ever add time (to the CPU time too: they share the core's caches).
+``--against DIR`` times another checkout's recogniser (an older commit,
+say: ``git worktree add /tmp/old HEAD~3``) on the same frames, frame by
+frame in turn, so that a neighbour's busy spell slows both alike: on a
+shared machine two separate runs differ by more than most changes.
+``--detector-only`` times the geometry alone (no model needed): everything
+up to the patches.
 ``--still`` also times a table that has stopped changing, through
 :class:`vision.still.StillFrames` (the live loop's default) once it has read
 the table: the cost of a frame not read again.
@@ -18,8 +24,8 @@ the table: the cost of a frame not read again.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
-import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -63,7 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=40, help="frames per card count (default 40)")
     parser.add_argument("--best-of", type=int, default=1, metavar="K",
                         help="pass over the frames K times, each frame's fastest run counting (default 1)")
-    parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards.onnx)")
+    parser.add_argument("--against", type=Path, default=None, metavar="DIR",
+                        help="also time the recogniser of the checkout in DIR, frame by frame in turn")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="card model (default: each checkout's models/cards.onnx)")
     parser.add_argument("--detector-only", action="store_true", help="time the geometry only")
     parser.add_argument("--still", action="store_true",
                         help="also time a still table's frames through vision.still.StillFrames, once it has been read")
@@ -72,63 +81,102 @@ def main(argv: list[str] | None = None) -> int:
     if args.best_of < 1:
         parser.error(f"--best-of must be at least 1, got {args.best_of}")
 
-    cv2.setNumThreads(1)
-    from vision.classifier import CardClassifier, ModelError
-    from vision.recognizer import Recognizer, _NoCards
+    if args.against is not None and not (args.against / "vision" / "recognizer.py").is_file():
+        parser.error(f"--against {args.against}: no vision/recognizer.py there")
 
-    if args.detector_only:
-        recognizer = Recognizer(classifier=_NoCards())
-        run = recognizer.propose
-    else:
-        try:
-            recognizer = Recognizer(classifier=CardClassifier(args.model, threads=1))
-        except ModelError as exc:
-            print(f"bench_vision: {exc} (or use --detector-only)", file=sys.stderr)
-            return 2
-        run = recognizer.detect
+    cv2.setNumThreads(1)
+    from vision.classifier import ModelError
+
+    try:
+        runs = [_run_of(None, args.model, detector_only=args.detector_only)]
+        if args.against is not None:
+            runs.append(_run_of(args.against, args.model, detector_only=args.detector_only))
+    except ModelError as exc:
+        print(f"bench_vision: {exc} (or use --detector-only)", file=sys.stderr)
+        return 2
+    run = runs[0]
     results = {}
     for n in (0, 5, 15):
         frames = [scene(n, seed) for seed in range(args.frames)]
-        run(frames[0])  # warm-up: onnxruntime allocates on first use
-        results[f"{n}_cards"] = _timed(run, frames, best_of=args.best_of)
+        for r in runs:
+            r(frames[0])  # warm-up: onnxruntime allocates on first use
+        timed = _timed(runs, frames, best_of=args.best_of)
+        results[f"{n}_cards"] = timed[0]
+        if args.against is not None:
+            results[f"{n}_cards_against"] = timed[1]
         if args.still:
             # One table, the camera's noise drawn afresh each frame: read settle_reads times, then skipped.
             still = StillFrames(run)
             for k in range(still.settle_reads):
                 still(scene(n, 0, noise_seed=k))
             frames = [scene(n, 0, noise_seed=k) for k in range(still.settle_reads, still.settle_reads + args.frames)]
-            results[f"{n}_still"] = _timed(still, frames) | {"frames_read": still.frames_read}
+            results[f"{n}_still"] = _timed([still], frames)[0] | {"frames_read": still.frames_read}
     if args.json:
         print(json.dumps(results))
     else:
         what = "proposals" if args.detector_only else "cards found"
         for key, r in results.items():
-            print(f"{key:>9}: median {r['median_ms']:6.1f} ms   p90 {r['p90_ms']:6.1f} ms   "
+            print(f"{key:>15}: median {r['median_ms']:6.1f} ms   p90 {r['p90_ms']:6.1f} ms   "
                   f"(CPU {r['cpu_median_ms']:.1f} / {r['cpu_p90_ms']:.1f} ms)   mean {what} {r['mean_found']}"
-                  + (f"   read {r['frames_read']} of {args.frames + 5} frames" if "frames_read" in r else ""))
+                  + (f"   read {r['frames_read']} of {args.frames + 5} frames" if "frames_read" in r else "")
+                  + (f"   (this checkout {r['saving_pct']}% faster frame by frame)" if "saving_pct" in r else ""))
     return 0
 
 
-def _timed(run: Callable[[np.ndarray], Sequence[object]], frames: list[np.ndarray], *,
-           best_of: int = 1) -> dict[str, float]:
-    """Median and 90th percentile of wall-clock and thread CPU milliseconds per frame (each frame's
-    fastest of ``best_of`` passes over all the frames), and the mean found."""
-    times = np.full(len(frames), np.inf)
-    cpu = np.full(len(frames), np.inf)
-    found = []
-    for _ in range(best_of):
-        # Whole passes, not one frame K times in a row: a neighbour's busy spell lasts seconds.
-        found = []
-        for k, frame in enumerate(frames):
-            start, start_cpu = time.perf_counter(), time.thread_time()
-            out = run(frame)
-            cpu[k] = min(cpu[k], (time.thread_time() - start_cpu) * 1000)
-            times[k] = min(times[k], (time.perf_counter() - start) * 1000)
-            found.append(len(out))
-    return {"median_ms": round(float(np.median(times)), 1), "p90_ms": round(float(np.percentile(times, 90)), 1),
-            "cpu_median_ms": round(float(np.median(cpu)), 1), "cpu_p90_ms": round(float(np.percentile(cpu, 90)), 1),
-            "mean_found": round(float(np.mean(found)), 2)}
+def _run_of(root: Path | None, model: Path | None, *, detector_only: bool) -> Callable[[np.ndarray], Sequence[object]]:
+    """``detect`` (``propose`` with ``detector_only``) of a recogniser built from the checkout at ``root``
+    (None: this one), whose modules are then set aside so that each checkout keeps its own."""
+    mine = ("vision", "companion")
+    kept = {name: mod for name, mod in sys.modules.items() if name.split(".")[0] in mine}
+    if root is not None:
+        for name in kept:
+            del sys.modules[name]
+        sys.path.insert(0, str(root.resolve()))
+    try:
+        recognizer_module = importlib.import_module("vision.recognizer")
+        classifier_module = importlib.import_module("vision.classifier")
+        if detector_only:
+            return recognizer_module.Recognizer(classifier=recognizer_module._NoCards()).propose
+        try:
+            classifier = classifier_module.CardClassifier(model, threads=1)
+        except classifier_module.ModelError as exc:   # the other checkout's own class
+            raise ModelError(str(exc)) from exc
+        return recognizer_module.Recognizer(classifier=classifier).detect
+    finally:
+        if root is not None:
+            sys.path.remove(str(root.resolve()))
+            for name in [name for name in sys.modules if name.split(".")[0] in mine]:
+                del sys.modules[name]
+            sys.modules.update(kept)
 
+
+def _timed(runs: Sequence[Callable[[np.ndarray], Sequence[object]]], frames: list[np.ndarray], *,
+           best_of: int = 1) -> list[dict[str, float]]:
+    """For each of ``runs``: median and 90th percentile of wall-clock and thread CPU milliseconds per
+    frame (each frame's fastest of ``best_of`` passes over all the frames), and the mean found; after
+    the first, how much faster the first was, frame by frame (the median of the shares saved).
+
+    The runs take each frame in turn, the first going first on every other frame."""
+    times = np.full((len(runs), len(frames)), np.inf)
+    cpu = np.full((len(runs), len(frames)), np.inf)
+    found = np.zeros((len(runs), len(frames)))
+    for p in range(best_of):
+        # Whole passes, not one frame K times in a row: a neighbour's busy spell lasts seconds.
+        for k, frame in enumerate(frames):
+            order = range(len(runs)) if (p + k) % 2 == 0 else reversed(range(len(runs)))
+            for i in order:
+                start, start_cpu = time.perf_counter(), time.thread_time()
+                out = runs[i](frame)
+                cpu[i, k] = min(cpu[i, k], (time.thread_time() - start_cpu) * 1000)
+                times[i, k] = min(times[i, k], (time.perf_counter() - start) * 1000)
+                found[i, k] = len(out)
+    out = [{"median_ms": round(float(np.median(times[i])), 1), "p90_ms": round(float(np.percentile(times[i], 90)), 1),
+            "cpu_median_ms": round(float(np.median(cpu[i])), 1),
+            "cpu_p90_ms": round(float(np.percentile(cpu[i], 90)), 1),
+            "mean_found": round(float(np.mean(found[i])), 2)} for i in range(len(runs))]
+    for i in range(1, len(runs)):
+        out[i]["saving_pct"] = round(float(np.median((cpu[i] - cpu[0]) / cpu[i])) * 100, 1)
+    return out
 
 if __name__ == "__main__":
     sys.exit(main())
