@@ -37,6 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.cards import ALL_CODES  # noqa: E402
+from vision.classifier import ModelError  # noqa: E402
 from vision.render import PlacedCard, draw_hand, render_scene, table_background  # noqa: E402
 from vision.still import StillFrames  # noqa: E402
 
@@ -85,8 +86,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--against {args.against}: no vision/recognizer.py there")
 
     cv2.setNumThreads(1)
-    from vision.classifier import ModelError
-
     try:
         runs = [_run_of(None, args.model, detector_only=args.detector_only)]
         if args.against is not None:

@@ -34,6 +34,9 @@ def test_against_another_checkout_times_both_and_leaves_this_ones_modules(tmp_pa
     assert not any(str(other) in str(getattr(m, "__file__", "")) for m in list(sys.modules.values()))
     if before is not None:
         assert sys.modules["vision.recognizer"] is before
+    # The copy has no models/cards.onnx: a clear refusal, whichever checkout lacks it.
+    assert bench_vision.main(["--frames", "1", "--against", str(other)]) == 2
+    assert "no card model" in capsys.readouterr().err
 
 
 def test_refuses_what_it_cannot_measure(tmp_path: Path) -> None:
