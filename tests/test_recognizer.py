@@ -683,3 +683,23 @@ def test_a_card_seen_close_up_is_sized_by_its_own_edges(recognizer: Recognizer, 
     where no card of a table's size is read, it is looked for at the size of its own edges."""
     frame, _ = render_scene([PlacedCard("TC", (200, 230), -25, 240)], size=(400, 400), background=style, noise=2)
     assert codes(recognizer.detect(frame)) == ["TC"]
+
+
+@pytest.mark.parametrize("start", [0, 37, 90])
+def test_outline_runs_fit_least_squares_lines_also_across_the_outlines_start(start: int) -> None:
+    # A wavy closed outline of whole pixels, its first point anywhere: a run may wrap past the end.
+    rng = np.random.default_rng(start)
+    t = np.linspace(0, 2 * np.pi, 120, endpoint=False)
+    ring = np.stack([200 + 90 * np.cos(t), 150 + 60 * np.sin(t)], axis=1) + rng.normal(0, 1.5, (120, 2))
+    points = np.roll(np.round(ring).astype(np.int32), -start, axis=0)
+    runs = _detect._Runs(points)
+    for a, b in ((100, 20), (5, 40), (119, 0), (60, 59)):
+        x0, y0, dx, dy, rms = runs.fit(a, b, (1.0, 0.0))
+        run = np.concatenate([points[a:], points[:b + 1]]) if a > b else points[a:b + 1]
+        trim = len(run) // 6 if len(run) > 12 else 0
+        kept = run[trim:len(run) - trim].astype(np.float64)
+        centre = kept.mean(axis=0)
+        _, spread, axes = np.linalg.svd(kept - centre, full_matrices=False)
+        assert (x0, y0) == pytest.approx(tuple(centre), abs=1e-9)
+        assert abs(dx * axes[0][0] + dy * axes[0][1]) == pytest.approx(1.0, abs=1e-9) and dx >= 0
+        assert rms == pytest.approx(spread[1] / math.sqrt(len(kept)), abs=1e-9)
