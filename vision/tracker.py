@@ -564,11 +564,11 @@ def watch(
     """
     from vision.still import TableChanges
 
-    changes = TableChanges()
+    changes, see_changes = TableChanges.following(detect)
     for frame in frames:
         zone_map = zones.update(frame.image) if zones is not None else None
         detections = detect(frame.image)
-        changes.update(frame.image)
+        see_changes(frame.image)
         yield frame, tracker.update(detections, zone_map=zone_map, frame_index=frame.index, changes=changes)
 
 
