@@ -652,10 +652,13 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
 
 def _affine(point: Sequence[float], x_axis: Sequence[float], y_axis: Sequence[float]) -> np.ndarray:
     """Card units -> pixels, with the card's full x and y edges given as pixel vectors."""
+    return np.array(_affine_row(point, x_axis, y_axis)).reshape(3, 3)
+
+
+def _affine_row(point: Sequence[float], x_axis: Sequence[float], y_axis: Sequence[float]) -> tuple[float, ...]:
+    """:func:`_affine`'s matrix as nine plain floats, row by row (many are made into one array at once)."""
     cw, ch = CARD_SIZE
-    return np.array([[x_axis[0] / cw, y_axis[0] / ch, point[0]],
-                     [x_axis[1] / cw, y_axis[1] / ch, point[1]],
-                     [0.0, 0.0, 1.0]])
+    return (x_axis[0] / cw, y_axis[0] / ch, point[0], x_axis[1] / cw, y_axis[1] / ch, point[1], 0.0, 0.0, 1.0)
 
 
 def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
@@ -672,8 +675,7 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
     ``measured_only`` skips the corners with no edge measured at this width
     (a doubtful width is grown only from those).
     """
-    cw, ch = CARD_SIZE
-    rows: list[tuple[float, ...]] = []            # each card's map, as _affine's, built at once below
+    rows: list[tuple[float, ...]] = []            # each card's map, built at once below
     found: list[tuple[float, int, int]] = []      # (width, corner, measured)
     # Plain floats: a frame holds hundreds of corners, and numpy's per-call cost on 2-vectors
     # was most of this function's time.
@@ -716,12 +718,11 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
             plain = ((vx * w, vy * w), (ux * (w * ASPECT), uy * (w * ASPECT)))
         px, py = c.point.tolist()
         if index is not None:
-            (xx, xy), (yx, yy) = index
-            rows.append((xx / cw, yx / ch, px, xy / cw, yy / ch, py, 0.0, 0.0, 1.0))
-            found.append((math.hypot(xx, xy), i, measured))
+            rows.append(_affine_row((px, py), *index))
+            found.append((math.hypot(*index[0]), i, measured))
         if plain is not None:
-            (sx, sy), (yx, yy) = plain
-            rows.append((-sx / cw, yx / ch, px + sx, -sy / cw, yy / ch, py + sy, 0.0, 0.0, 1.0))
+            (sx, sy), long_ = plain
+            rows.append(_affine_row((px + sx, py + sy), (-sx, -sy), long_))
             found.append((math.hypot(sx, sy), i, measured))
     mats = np.array(rows).reshape(-1, 3, 3)
     return [Hypothesis(m, width, i, measured) for m, (width, i, measured) in zip(mats, found)]
