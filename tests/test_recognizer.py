@@ -10,6 +10,7 @@ model end to end and is skipped where no model has been built.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -18,7 +19,7 @@ import pytest
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, extract_patch, rotate_180
 from vision.detection import Detection
-from vision.recognizer import FrameError, Recognizer, _Candidate, _NoCards, annotate
+from vision.recognizer import FrameError, Recognizer, _Candidate, _Looks, _NoCards, annotate
 from vision.render import PlacedCard, card_face, render_scene
 
 NONE = len(CLASSES) - 1
@@ -491,12 +492,14 @@ def test_unique_keeps_the_square_hypothesis_before_a_sheared_one() -> None:
     assert [h.corner for h in kept] == [0]
 
 
-def read_given(monkeypatch: pytest.MonkeyPatch, classifier: object, hyps: list[_detect.Hypothesis]) -> list[str]:
+def read_given(monkeypatch: pytest.MonkeyPatch, classifier: object, hyps: list[_detect.Hypothesis], *,
+               any_size: Callable[[], list[_detect.Hypothesis]] = list) -> list[str]:
     """The codes a recogniser reports on a blank frame whose geometry proposed just ``hyps``
-    (working pixels are the frame's), read by ``classifier``: the reading half on its own."""
+    (working pixels are the frame's), and ``any_size`` where asked for, read by ``classifier``:
+    the reading half on its own."""
     frame = np.zeros((480, 640, 3), np.uint8)
     rec = Recognizer(classifier=classifier)
-    monkeypatch.setattr(rec, "_hypotheses", lambda frame: (hyps, lambda: [], frame[..., 0], np.eye(3)))
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: _Looks(hyps, list, any_size, frame[..., 0], np.eye(3)))
     return codes(rec.detect(frame))
 
 
@@ -532,6 +535,71 @@ def test_one_printed_index_is_one_card(monkeypatch: pytest.MonkeyPatch) -> None:
     hyps = [_detect.Hypothesis(np.array([[s, 0, 300], [0, s, 200], [0, 0, 1.0]]), 100.0, 0, measured=1),
             _detect.Hypothesis(turned, 100.0, 1, measured=1)]
     assert read_given(monkeypatch, _TwoReadings(), hyps) == ["3D"]
+
+
+class _ReadsInTurn:
+    """Reads the k-th patch of every batch as ``codes[k % len(codes)]`` at 0.95 (the rest 'none')."""
+
+    def __init__(self, *codes: str) -> None:
+        self.codes = codes
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, NONE] = 0.05
+        for k in range(len(patches)):
+            out[k, CLASSES.index(self.codes[k % len(self.codes)])] = 0.95
+        return out
+
+
+def at_width(width: float) -> _detect.Hypothesis:
+    """An upright card with its top-left index corner at (200, 150), ``width`` px wide, grown at
+    one of every size (so read surely or not at all)."""
+    s = width / CARD_SIZE[0]
+    return _detect.Hypothesis(np.array([[s, 0, 200], [0, s, 150], [0, 0, 1.0]]), width, 0, doubtful=True)
+
+
+@pytest.mark.parametrize("reads, hyps, found", [
+    (("5S",), [80, 100], ["5S"]),           # one index, read alike in two boxes a quarter apart
+    (("5S", "6S"), [80, 100], []),          # read as two cards: a chance likeness, at one size at least
+    (("5S",), [100], []),                   # read in one box only
+])
+def test_a_card_grown_at_every_size_must_read_alike_at_two(monkeypatch: pytest.MonkeyPatch,
+                                                           reads: tuple[str, ...], hyps: list[float],
+                                                           found: list[str]) -> None:
+    assert read_given(monkeypatch, _ReadsInTurn(*reads), [], any_size=lambda: [at_width(w) for w in hyps]) == found
+
+
+def test_every_size_is_tried_only_where_nothing_else_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    def any_size() -> list[_detect.Hypothesis]:
+        raise AssertionError("asked for every size, though a card of the table's size was read")
+
+    assert read_given(monkeypatch, _Reads("9H", 0.99), [lone_hypothesis()], any_size=any_size) == ["9H"]
+
+
+def test_the_width_ladder_runs_a_quarter_apart_from_the_least_to_the_largest() -> None:
+    ladder = _detect.width_ladder(30, 300)
+    assert ladder[0] == 30 and ladder[-1] <= 300 < 1.25 * ladder[-1]
+    assert np.allclose(np.diff(np.log(ladder)), math.log(1.25))
+    assert _detect.width_ladder(30, 20) == []
+    with pytest.raises(ValueError):
+        _detect.width_ladder(0, 300)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")
+@pytest.mark.parametrize("style", ["felt", "dark_wood", "wood"])
+@pytest.mark.parametrize("angle", [0, 30])
+def test_a_lone_card_among_clutter_of_another_size_is_found(style: str, angle: float) -> None:
+    """Six blank slips of paper, a card's shape at half its size, outvote the one card's four edges:
+    the scene's card width is theirs.  Nothing read at that width, every size is tried (a real case:
+    one card on a kitchen counter beside a bowl, a mug and a cookbook, ``scene-photos``)."""
+    frame, _ = render_scene([PlacedCard("9H", (420, 380), angle, 110)], size=(960, 720), background=style,
+                            noise=2)
+    rng = np.random.default_rng(0)
+    for k in range(6):
+        box = cv2.boxPoints((((120 + 150 * k) % 900 + 40, 100 if k % 2 else 620), (44, 44 * 1.4),
+                             float(rng.uniform(0, 90))))
+        cv2.fillPoly(frame, [box.astype(np.int32)], (235, 238, 240))
+    assert codes(Recognizer().detect(frame)) == ["9H"]
 
 
 def _candidate(code: str, confidence: float, x: float, y: float, width: float) -> _Candidate:

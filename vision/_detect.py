@@ -995,6 +995,21 @@ def card_quads(filled: np.ndarray, *, min_share: float = 0.15) -> list[Hypothesi
     return out
 
 
+def width_ladder(min_width: float, max_width: float, *, step: float = 1.25) -> list[float]:
+    """Card widths from ``min_width`` up to ``max_width``, each ``step`` times the last.
+
+    >>> [round(w) for w in width_ladder(20, 50)]
+    [20, 25, 31, 39, 49]
+    """
+    if min_width <= 0 or step <= 1:
+        raise ValueError(f"need min_width > 0 and step > 1, got {min_width!r} and {step!r}")
+    out, width = [], min_width
+    while width <= max_width:
+        out.append(width)
+        width *= step
+    return out
+
+
 def frame_hypotheses(width: int, height: int) -> list[Hypothesis]:
     """A card that fills the whole picture: the frame's own corners as the card's.
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import cv2
 import numpy as np
@@ -85,6 +85,21 @@ class _NoCards:
         return out
 
 
+class _Looks(NamedTuple):
+    """A frame's card hypotheses, in the order they are read until one reads a card."""
+
+    table: list[_detect.Hypothesis]
+    """At the scene's card widths, and the picture itself as one card."""
+    close_up: Callable[[], list[_detect.Hypothesis]]
+    """One card seen close up (worked out only where asked for)."""
+    any_size: Callable[[], list[_detect.Hypothesis]]
+    """Every corner at every card size (worked out only where asked for)."""
+    value: np.ndarray
+    """The working whiteness, for :func:`~vision._detect.snap_edges`."""
+    to_frame: np.ndarray
+    """The map from working to frame pixels."""
+
+
 @dataclass(frozen=True)
 class _Candidate:
     code: int
@@ -147,14 +162,19 @@ class Recognizer:
         the frame's own pixel coordinates.
         """
         frame = check_frame(frame_bgr)
-        hyps, close_up, value, to_frame = self._hypotheses(frame)
-        candidates, whole = self._candidates(frame, hyps, value, to_frame)
+        looks = self._hypotheses(frame)
+        candidates, whole = self._candidates(frame, looks.table, looks.value, looks.to_frame)
         if not any(c.confidence >= self.min_confidence for c in candidates):
             # Nothing read at a table's card sizes: perhaps one card seen close up, wider
             # than any card on a table can be (a photo of a card, a card held to the camera).
-            more, more_whole = self._candidates(frame, close_up(), value, to_frame)
+            more, more_whole = self._candidates(frame, looks.close_up(), looks.value, looks.to_frame)
             candidates += more
             whole += more_whole
+        if not any(c.confidence >= self.min_confidence for c in candidates + whole):
+            # Still nothing: perhaps a lone card whose four edges the scene's card width was not
+            # taken from (a mug's rim, a book's lines and a chip's outvote them).  Every size is tried.
+            more, _ = self._candidates(frame, looks.any_size(), looks.value, looks.to_frame)
+            candidates += _read_at_two_sizes([c for c in more if c.confidence >= self.min_confidence])
         whole = [c for c in whole if c.code != _JOKER or c.confidence >= _JOKER_CONFIDENCE]
         if whole:
             # A card filling the picture: both frame corners read as the same card,
@@ -254,17 +274,18 @@ class Recognizer:
 
         For tuning and for tests of the detection half: a card the recogniser
         misses but whose index corner is proposed here was misread, not unseen.
+        The last resort's hypotheses, every outline corner at every size, are
+        left out: they would put a box at every corner of the picture (and
+        ``models.data`` mines the table's false alarms from these).
         """
-        hyps, close_up, value, to_frame = self._hypotheses(check_frame(frame_bgr))
-        close = close_up()
-        snapped = _detect.snap_edges([h for h in hyps + close if h.corner >= 0], value)
-        return [to_frame @ h.card_to_work for h in hyps + close + [s for s in snapped if s is not None]]
+        looks = self._hypotheses(check_frame(frame_bgr))
+        hyps = looks.table + looks.close_up()
+        snapped = _detect.snap_edges([h for h in hyps if h.corner >= 0], looks.value)
+        return [looks.to_frame @ h.card_to_work for h in hyps + [s for s in snapped if s is not None]]
 
-    def _hypotheses(self, frame: np.ndarray) -> tuple[list[_detect.Hypothesis],
-                                                      Callable[[], list[_detect.Hypothesis]], np.ndarray, np.ndarray]:
-        """Card hypotheses in working pixels (the frame's own last), a function giving those of one card
-        seen close up (asked for only where the others find nothing), the working whiteness (for
-        :func:`~vision._detect.snap_edges`, which only some need) and the map from working to frame pixels."""
+    def _hypotheses(self, frame: np.ndarray) -> _Looks:
+        """Card hypotheses in working pixels, those at the table's sizes at once and the others
+        as they are asked for."""
         h, w = frame.shape[:2]
         scale = min(1.0, self.work_size / max(h, w))
         if max(h, w) * scale < 480:
@@ -332,7 +353,14 @@ class Recognizer:
                              for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
                             ) + _detect.card_quads(filled)
 
-        return hyps + _detect.frame_hypotheses(ww, wh), close_up, value, to_frame
+        def any_size() -> list[_detect.Hypothesis]:
+            """Every outline corner grown at every card size from the least to a table's largest, each a
+            quarter larger than the last (the classifier reads an index in a box up to 1.8 times too
+            loose), reported only when read surely."""
+            return screened([replace(h, doubtful=True) for width in _detect.width_ladder(min_width, max_width)
+                             for h in _detect.hypotheses(outer, width, min_width=min_width)])
+
+        return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float) -> _Candidate | None:
@@ -424,6 +452,23 @@ class Recognizer:
         order = np.argsort(-c.probs)
         alternatives = tuple((_CODES[j], round(float(c.probs[j]), 4)) for j in order[1:4] if c.probs[j] > 0.01)
         return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
+
+
+def _read_at_two_sizes(candidates: list[_Candidate]) -> list[_Candidate]:
+    """The candidates read alike (the same code at the same printed index) by another one too.
+
+    Hypotheses grown at every size put a box at each corner again and again,
+    a quarter larger each time (:func:`vision._detect.unique` leaves one per
+    place and size).  A true index reads the same in the next box; a pip or
+    a face's detail that passes for one in one box rarely does in the next.
+    """
+
+    def alike(a: _Candidate, b: _Candidate) -> bool:
+        reach = _SAME_INDEX * max(a.width, b.width)
+        return a is not b and a.code == b.code and any(math.hypot(ax - bx, ay - by) < reach
+                                                       for ax, ay in a.read_at for bx, by in b.read_at)
+
+    return [c for c in candidates if any(alike(c, other) for other in candidates)]
 
 
 def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
