@@ -537,17 +537,20 @@ def test_one_printed_index_is_one_card(monkeypatch: pytest.MonkeyPatch) -> None:
     assert read_given(monkeypatch, _TwoReadings(), hyps) == ["3D"]
 
 
-class _ReadsInTurn:
-    """Reads the k-th patch of every batch as ``codes[k % len(codes)]`` at 0.95 (the rest 'none')."""
+class _OwnThenFar:
+    """At the first look reads the k-th patch as ``own[k]`` at 0.95, at the next (the far corners)
+    as ``far[k]``; None reads 'none'."""
 
-    def __init__(self, *codes: str) -> None:
-        self.codes = codes
+    def __init__(self, own: tuple[str | None, ...], far: tuple[str | None, ...]) -> None:
+        self.looks = [own, far]
 
     def classify(self, patches: np.ndarray) -> np.ndarray:
+        codes = self.looks.pop(0) if self.looks else ()
         out = np.zeros((len(patches), len(CLASSES)), np.float32)
-        out[:, NONE] = 0.05
-        for k in range(len(patches)):
-            out[k, CLASSES.index(self.codes[k % len(self.codes)])] = 0.95
+        out[:, NONE] = 1.0
+        for k, code in enumerate(codes[:len(patches)]):
+            if code is not None:
+                out[k, NONE], out[k, CLASSES.index(code)] = 0.05, 0.95
         return out
 
 
@@ -558,15 +561,16 @@ def at_width(width: float) -> _detect.Hypothesis:
     return _detect.Hypothesis(np.array([[s, 0, 200], [0, s, 150], [0, 0, 1.0]]), width, 0, doubtful=True)
 
 
-@pytest.mark.parametrize("reads, hyps, found", [
-    (("5S",), [80, 100], ["5S"]),           # one index, read alike in two boxes a quarter apart
-    (("5S", "6S"), [80, 100], []),          # read as two cards: a chance likeness, at one size at least
-    (("5S",), [100], []),                   # read in one box only
+@pytest.mark.parametrize("own, far, widths, found", [
+    (("5S", "5S"), (None, None), [80, 100], ["5S"]),  # one index, read alike in two boxes a quarter apart
+    (("5S", "6S"), (None, None), [80, 100], []),      # read as two cards: a chance likeness at one size at least
+    (("5S",), (None,), [100], []),                     # read in one box only, the far corner unread
+    (("5S",), ("5S",), [100], ["5S"]),                 # read in one box, and alike at the far corner
 ])
-def test_a_card_grown_at_every_size_must_read_alike_at_two(monkeypatch: pytest.MonkeyPatch,
-                                                           reads: tuple[str, ...], hyps: list[float],
-                                                           found: list[str]) -> None:
-    assert read_given(monkeypatch, _ReadsInTurn(*reads), [], any_size=lambda: [at_width(w) for w in hyps]) == found
+def test_a_card_grown_at_every_size_must_read_alike_twice(monkeypatch: pytest.MonkeyPatch,
+                                                          own: tuple[str | None, ...], far: tuple[str | None, ...],
+                                                          widths: list[float], found: list[str]) -> None:
+    assert read_given(monkeypatch, _OwnThenFar(own, far), [], any_size=lambda: [at_width(w) for w in widths]) == found
 
 
 def test_every_size_is_tried_only_where_nothing_else_reads(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -626,6 +630,22 @@ def test_a_card_read_surely_at_two_sizes_takes_the_size_of_the_tables_other_card
     # Nor does an unsure read of the table's size replace a sure one.
     unsure = _candidate("4S", 0.6, 500, 56, 80)
     assert [round(c.width) for c in Recognizer._suppress(others + [grown, unsure]) if CLASSES[c.code] == "4S"] == [127]
+
+
+def test_a_card_read_surely_within_a_grown_read_but_not_its_stand_in_is_a_card_of_its_own() -> None:
+    """An ace lying on a jack: the jack read at a grown size covers the ace's centre; read again at
+    the table's size it does not, and the ace, read surely, is reported (``IMG_2620.JPG``)."""
+    others = [_candidate(code, 0.97, 100 + 150 * i, 400, 80) for i, code in enumerate(["2C", "3C", "4C"])]
+    grown, right = _candidate("4S", 0.99, 500, 56, 127), _candidate("4S", 0.98, 500, 56, 80)
+    ace = _candidate("AC", 0.95, 545, 104, 80)          # 26 px from the grown read's centre, 66 from the other's
+    kept = Recognizer._suppress(others + [grown, right, ace])
+    assert [(CLASSES[c.code], round(c.width)) for c in kept] == [("4S", 80), ("2C", 80), ("3C", 80), ("4C", 80),
+                                                                ("AC", 80)]
+    # Read unsurely, it stays covered; and within the stand-in, it is the same card whatever its read.
+    assert "AC" not in [CLASSES[c.code] for c in Recognizer._suppress(others + [grown, right,
+                                                                                _candidate("AC", 0.8, 545, 104, 80)])]
+    assert "AC" not in [CLASSES[c.code] for c in Recognizer._suppress(others + [grown, right,
+                                                                                _candidate("AC", 0.95, 505, 60, 80)])]
 
 
 class _ReadsAsideAs:

@@ -407,36 +407,59 @@ class Recognizer:
         edge reads a real index at the wrong angle, often as another rank).
         Of two sure reads of one card, the one of the size most of the
         frame's sure cards have is kept, however slightly surer the other is.
+        The grown read still rules out what lies within it, except a card
+        read surely that the kept read does not cover.
         """
         sure = sorted(c.width for c in candidates if c.confidence >= _DISTINCT)
         typical = sure[len(sure) // 2] if len(sure) >= 3 else None
-        # Every candidate kept, with its centre and x axis, suppresses the rest; ``shown[slot]`` is the one
-        # reported for its card (a read of the table's size stands in for a grown one, which still suppresses).
-        kept: list[tuple[_Candidate, float, float, float, float, int]] = []
-        shown: list[_Candidate] = []
-        for c in sorted(candidates, key=lambda c: -c.confidence):
-            cx, cy = c.centre.tolist()
+        ordered = sorted(candidates, key=lambda c: -c.confidence)
+        axes = []
+        for c in ordered:
             ux, uy = c.card_to_frame[:2, 0].tolist()
             norm = math.hypot(ux, uy) + 1e-12
-            ux, uy = ux / norm, uy / norm
+            axes.append((ux / norm, uy / norm))
+
+        def repeats(i: int, j: int) -> bool:
+            """Whether ``ordered[i]`` is the card ``ordered[j]`` is."""
+            c, k = ordered[i], ordered[j]
+            (cx, cy), (kx, ky) = c.centre.tolist(), k.centre.tolist()
+            d = math.hypot(cx - kx, cy - ky)
+            size = max(c.width, k.width)
+            askew = abs(axes[i][0] * axes[j][0] + axes[i][1] * axes[j][1]) < _PARALLEL and c.confidence >= _DISTINCT
+            same_index = d < 2.5 * size and any(math.hypot(ax - bx, ay - by) < _SAME_INDEX * size
+                                                for ax, ay in c.read_at for bx, by in k.read_at)
+            return (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size) or same_index
+
+        def stands_in(i: int, j: int) -> bool:
+            """Whether ``ordered[i]`` is ``ordered[j]``'s card read surely at the size the table's other
+            cards have, and ``ordered[j]`` that card grown (along a row's straight edge, say)."""
+            c, k = ordered[i], ordered[j]
+            return (c.code == k.code and c.confidence >= _DISTINCT and typical is not None
+                    and abs(c.width - typical) < 0.15 * typical < 0.6 * abs(k.width - typical))
+
+        # Each grown read's stand-in, found first: a grown read is surer than its stand-in and so
+        # looked at first, and what it covers beyond the stand-in must not wait on it.
+        stand_in = {j: next((i for i in range(j + 1, len(ordered)) if stands_in(i, j) and repeats(i, j)), None)
+                    for j in range(len(ordered))}
+        # Every candidate kept suppresses the rest; ``shown[slot]`` is the one reported for its card.
+        kept: list[tuple[int, int]] = []
+        shown: list[_Candidate] = []
+        for i, c in enumerate(ordered):
             duplicate = False
-            for k, kx, ky, vx, vy, slot in kept:
-                d = math.hypot(cx - kx, cy - ky)
-                size = max(c.width, k.width)
-                askew = abs(ux * vx + uy * vy) < _PARALLEL and c.confidence >= _DISTINCT
-                same_index = d < 2.5 * size and any(math.hypot(ax - bx, ay - by) < _SAME_INDEX * size
-                                                    for ax, ay in c.read_at for bx, by in k.read_at)
-                if (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size) or same_index:
-                    duplicate = True
-                    if (c.code == k.code and c.confidence >= _DISTINCT and typical is not None
-                            and abs(c.width - typical) < 0.15 * typical < 0.6 * abs(k.width - typical)):
-                        # One card read surely at two sizes: it is the one of the size the table's
-                        # other cards have (a corner measured along a row's straight edge grows it).
-                        shown[slot] = c
-                        kept.append((c, cx, cy, ux, uy, slot))
-                    break
+            for j, slot in kept:
+                if not repeats(i, j):
+                    continue
+                r = stand_in[j]
+                if (r is not None and r != i and c.code != ordered[j].code and c.confidence >= _DISTINCT
+                        and not repeats(i, r)):
+                    continue   # within a grown read only, not within its stand-in: a card of its own
+                duplicate = True
+                if stands_in(i, j):
+                    shown[slot] = c
+                    kept.append((i, slot))
+                break
             if not duplicate:
-                kept.append((c, cx, cy, ux, uy, len(shown)))
+                kept.append((i, len(shown)))
                 shown.append(c)
         return shown
 
@@ -455,12 +478,14 @@ class Recognizer:
 
 
 def _read_at_two_sizes(candidates: list[_Candidate]) -> list[_Candidate]:
-    """The candidates read alike (the same code at the same printed index) by another one too.
+    """The candidates read alike (the same code at the same printed index) by another one too,
+    or alike at both their index corners.
 
     Hypotheses grown at every size put a box at each corner again and again,
     a quarter larger each time (:func:`vision._detect.unique` leaves one per
     place and size).  A true index reads the same in the next box; a pip or
-    a face's detail that passes for one in one box rarely does in the next.
+    a face's detail that passes for one in one box rarely does in the next,
+    nor at the card's far corner.
     """
 
     def alike(a: _Candidate, b: _Candidate) -> bool:
@@ -468,7 +493,7 @@ def _read_at_two_sizes(candidates: list[_Candidate]) -> list[_Candidate]:
         return a is not b and a.code == b.code and any(math.hypot(ax - bx, ay - by) < reach
                                                        for ax, ay in a.read_at for bx, by in b.read_at)
 
-    return [c for c in candidates if any(alike(c, other) for other in candidates)]
+    return [c for c in candidates if c.agreed or any(alike(c, other) for other in candidates)]
 
 
 def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
