@@ -413,6 +413,7 @@ class Recognizer:
         sure = sorted(c.width for c in candidates if c.confidence >= _DISTINCT)
         typical = sure[len(sure) // 2] if len(sure) >= 3 else None
         ordered = sorted(candidates, key=lambda c: -c.confidence)
+        centres = [c.centre.tolist() for c in ordered]
         axes = []
         for c in ordered:
             ux, uy = c.card_to_frame[:2, 0].tolist()
@@ -422,8 +423,7 @@ class Recognizer:
         def repeats(i: int, j: int) -> bool:
             """Whether ``ordered[i]`` is the card ``ordered[j]`` is."""
             c, k = ordered[i], ordered[j]
-            (cx, cy), (kx, ky) = c.centre.tolist(), k.centre.tolist()
-            d = math.hypot(cx - kx, cy - ky)
+            d = math.hypot(centres[i][0] - centres[j][0], centres[i][1] - centres[j][1])
             size = max(c.width, k.width)
             askew = abs(axes[i][0] * axes[j][0] + axes[i][1] * axes[j][1]) < _PARALLEL and c.confidence >= _DISTINCT
             same_index = d < 2.5 * size and any(math.hypot(ax - bx, ay - by) < _SAME_INDEX * size
@@ -440,7 +440,7 @@ class Recognizer:
         # Each grown read's stand-in, found first: a grown read is surer than its stand-in and so
         # looked at first, and what it covers beyond the stand-in must not wait on it.
         stand_in = {j: next((i for i in range(j + 1, len(ordered)) if stands_in(i, j) and repeats(i, j)), None)
-                    for j in range(len(ordered))}
+                    for j in range(len(ordered))} if typical is not None else dict.fromkeys(range(len(ordered)))
         # Every candidate kept suppresses the rest; ``shown[slot]`` is the one reported for its card.
         kept: list[tuple[int, int]] = []
         shown: list[_Candidate] = []
