@@ -174,7 +174,7 @@ class Recognizer:
             # Still nothing: perhaps a lone card whose four edges the scene's card width was not
             # taken from (a mug's rim, a book's lines and a chip's outvote them).  Every size is tried.
             more, _ = self._candidates(frame, looks.any_size(), looks.value, looks.to_frame)
-            candidates += _read_at_two_sizes([c for c in more if c.confidence >= self.min_confidence])
+            candidates += _read_alike_twice([c for c in more if c.confidence >= self.min_confidence])
         whole = [c for c in whole if c.code != _JOKER or c.confidence >= _JOKER_CONFIDENCE]
         if whole:
             # A card filling the picture: both frame corners read as the same card,
@@ -437,8 +437,8 @@ class Recognizer:
             return (c.code == k.code and c.confidence >= _DISTINCT and typical is not None
                     and abs(c.width - typical) < 0.15 * typical < 0.6 * abs(k.width - typical))
 
-        # Each grown read's stand-in, found first: a grown read is surer than its stand-in and so
-        # looked at first, and what it covers beyond the stand-in must not wait on it.
+        # Each grown read's stand-in, found first: a grown read surer than its stand-in is looked at
+        # first, and what it covers beyond the stand-in must not wait on the stand-in to be seen.
         stand_in = {j: next((i for i in range(j + 1, len(ordered)) if stands_in(i, j) and repeats(i, j)), None)
                     for j in range(len(ordered))} if typical is not None else dict.fromkeys(range(len(ordered)))
         # Every candidate kept suppresses the rest; ``shown[slot]`` is the one reported for its card.
@@ -477,7 +477,7 @@ class Recognizer:
         return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
 
 
-def _read_at_two_sizes(candidates: list[_Candidate]) -> list[_Candidate]:
+def _read_alike_twice(candidates: list[_Candidate]) -> list[_Candidate]:
     """The candidates read alike (the same code at the same printed index) by another one too,
     or alike at both their index corners.
 
