@@ -426,9 +426,8 @@ class Recognizer:
             d = math.hypot(centres[i][0] - centres[j][0], centres[i][1] - centres[j][1])
             size = max(c.width, k.width)
             askew = abs(axes[i][0] * axes[j][0] + axes[i][1] * axes[j][1]) < _PARALLEL and c.confidence >= _DISTINCT
-            same_index = d < 2.5 * size and any(math.hypot(ax - bx, ay - by) < _SAME_INDEX * size
-                                                for ax, ay in c.read_at for bx, by in k.read_at)
-            return (d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size) or same_index
+            return ((d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size)
+                    or (d < 2.5 * size and _one_printed_index(c, k)))
 
         def stands_in(i: int, j: int) -> bool:
             """Whether ``ordered[i]`` is ``ordered[j]``'s card read surely at the size the table's other
@@ -439,8 +438,8 @@ class Recognizer:
 
         # Each grown read's stand-in, found first: a grown read surer than its stand-in is looked at
         # first, and what it covers beyond the stand-in must not wait on the stand-in to be seen.
-        stand_in = {j: next((i for i in range(j + 1, len(ordered)) if stands_in(i, j) and repeats(i, j)), None)
-                    for j in range(len(ordered))} if typical is not None else dict.fromkeys(range(len(ordered)))
+        stand_in = [next((i for i in range(j + 1, len(ordered)) if stands_in(i, j) and repeats(i, j)), None)
+                    for j in range(len(ordered))] if typical is not None else [None] * len(ordered)
         # Every candidate kept suppresses the rest; ``shown[slot]`` is the one reported for its card.
         kept: list[tuple[int, int]] = []
         shown: list[_Candidate] = []
@@ -488,12 +487,14 @@ def _read_alike_twice(candidates: list[_Candidate]) -> list[_Candidate]:
     nor at the card's far corner.
     """
 
-    def alike(a: _Candidate, b: _Candidate) -> bool:
-        reach = _SAME_INDEX * max(a.width, b.width)
-        return a is not b and a.code == b.code and any(math.hypot(ax - bx, ay - by) < reach
-                                                       for ax, ay in a.read_at for bx, by in b.read_at)
+    return [c for c in candidates if c.agreed or any(other is not c and other.code == c.code
+                                                     and _one_printed_index(c, other) for other in candidates)]
 
-    return [c for c in candidates if c.agreed or any(alike(c, other) for other in candidates)]
+
+def _one_printed_index(a: _Candidate, b: _Candidate) -> bool:
+    """Whether the two read an index corner at the same place (within ``_SAME_INDEX`` of the wider card)."""
+    reach = _SAME_INDEX * max(a.width, b.width)
+    return any(math.hypot(ax - bx, ay - by) < reach for ax, ay in a.read_at for bx, by in b.read_at)
 
 
 def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
