@@ -8,6 +8,8 @@ again under one change at a time, each a thing a real table does to a camera:
 * ``dim``: 55% of the light (an evening kitchen);
 * ``warm``: blue down, red up (a tungsten lamp);
 * ``shade``: full light on the left falling to 45% on the right (a lamp to one side);
+* ``lamp``: full light below a lamp over one corner's side, falling with the
+  distance from it to 40% (light that no plane describes);
 * ``portrait``: turned a quarter (a camera mounted the other way);
 * ``camera``: shrunk to 1280 pixels wide (the live frame's size);
 * ``webcam``: shrunk to 1280 and saved as JPEG at quality 40 (a cheap webcam);
@@ -54,11 +56,19 @@ def _shade(frame: np.ndarray) -> np.ndarray:
     return (frame * light).astype(np.uint8)
 
 
+def _lamp(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    light = np.clip(1.0 - 0.6 * np.hypot(xs / w - 0.3, (ys - 0.2 * h) / w), 0.4, 1.0)
+    return (frame * light[..., None]).astype(np.uint8)
+
+
 CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "as taken": lambda f: f,
     "dim": lambda f: _gain(f, (0.55, 0.55, 0.55)),
     "warm": lambda f: _gain(f, (0.75, 0.95, 1.1)),
     "shade": _shade,
+    "lamp": _lamp,
     "portrait": lambda f: cv2.rotate(f, cv2.ROTATE_90_CLOCKWISE),
     "camera": _camera,
     "webcam": _webcam,

@@ -167,6 +167,55 @@ def test_only_a_dim_frame_is_brightened() -> None:
     assert np.median(lifted.max(axis=2)) <= _detect._TABLE_AT_MOST + 2
 
 
+PALE_TABLE = (200, 215, 225)
+"""A white laminate table, BGR: its whiteness (188) stands close to a card's, as a real light table's does."""
+
+
+def lamp_to_one_side(frame: np.ndarray, side: str) -> np.ndarray:
+    """Full light on one side of the frame falling to 45% on the other."""
+    h, w = frame.shape[:2]
+    fall = np.linspace(1.0, 0.45, w if side in ("left", "right") else h, dtype=np.float32)
+    light = {"left": fall[None, :], "right": fall[None, ::-1], "top": fall[:, None]}[side]
+    return (frame * light[..., None]).astype(np.uint8)
+
+
+@pytest.mark.parametrize("side", ["left", "right", "top"])
+def test_a_lamp_to_one_side_of_a_pale_table(recognizer: Recognizer, side: str) -> None:
+    """In the dim half a card rises a dozen levels above a pale table, not the quarter of the way
+    to white the card mask asks: the light's fall-off is partly undone first (without it, one to
+    three of these five corners went unproposed)."""
+    cards = [PlacedCard("AS", (300, 300), 10, 90), PlacedCard("KH", (700, 350), -25, 90),
+             PlacedCard("7C", (1000, 500), 95, 90), PlacedCard("9D", (1150, 200), 5, 90),
+             PlacedCard("QS", (200, 600), 0, 90)]
+    table = np.empty((720, 1280, 3), np.uint8)
+    table[:] = PALE_TABLE
+    frame, outlines = render_scene(cards, background=table, noise=2)
+    proposals = recognizer.propose(lamp_to_one_side(frame, side))
+    assert all(index_corner_proposed(proposals, o, 90) for o in outlines)
+
+
+def test_only_a_plain_surface_under_a_lamp_is_evened() -> None:
+    table = np.empty((720, 1280, 3), np.uint8)
+    table[:] = PALE_TABLE
+    frame, _ = render_scene([PlacedCard("AS", (300, 300), 10, 90)], background=table, noise=2)
+    value = _detect.whiteness(frame)
+    assert _detect.evened(value, frame) is value   # evenly lit
+    shaded = lamp_to_one_side(frame, "left")
+    value = _detect.whiteness(shaded)
+    evened = _detect.evened(value, shaded)
+    # Six tenths of the fall-off is undone: the dim edge at 0.45 of the lit one rises to 0.45 ** 0.4.
+    lit, dim = (float(np.median(e[:, cols])) for e in (evened,) for cols in (slice(0, 40), slice(-40, None)))
+    assert 0.65 < dim / lit < 0.80
+    assert float(np.median(value[:, -40:])) / float(np.median(value[:, :40])) < 0.5
+    # Clutter (books, a patterned cloth) fits no plane closely: its own contrast is no lamp's.
+    rng = np.random.default_rng(3)
+    blocks = cv2.resize(rng.integers(40, 250, (9, 16, 3), dtype=np.uint8), (1280, 720),
+                        interpolation=cv2.INTER_NEAREST)
+    cluttered = lamp_to_one_side(blocks, "left")
+    value = _detect.whiteness(cluttered)
+    assert _detect.evened(value, cluttered) is value
+
+
 @pytest.mark.parametrize("style", ["cloth", "light_wood", "felt"])
 def test_a_warm_lamp(recognizer: Recognizer, style: str) -> None:
     """A tungsten lamp and no white balance: the cards' whiteness tops out near 160, short of a

@@ -302,7 +302,8 @@ class Recognizer:
         # Pixel centres: frame x = (work x + 0.5) / sx - 0.5.
         to_frame = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
         long_side = max(wh, ww)
-        value = _detect.whiteness(_detect.brightened(work))
+        lit = _detect.brightened(work)
+        value = _detect.evened(_detect.whiteness(lit), lit)
         mask = _detect.card_mask(value)
         min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
         found = _detect.outlines(mask)
