@@ -8,8 +8,8 @@ again under one change at a time, each a thing a real table does to a camera:
 * ``dim``: 55% of the light (an evening kitchen);
 * ``warm``: blue down, red up (a tungsten lamp);
 * ``shade``: full light on the left falling to 45% on the right (a lamp to one side);
-* ``lamp``: full light below a lamp over one corner's side, falling with the
-  distance from it to 40% (light that no plane describes);
+* ``lamp``: full light below a lamp over one side, falling with the distance
+  from it to about half at the far corner (light that no plane describes);
 * ``portrait``: turned a quarter (a camera mounted the other way);
 * ``camera``: shrunk to 1280 pixels wide (the live frame's size);
 * ``webcam``: shrunk to 1280 and saved as JPEG at quality 40 (a cheap webcam);

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from vision.classifier import DEFAULT_MODEL
@@ -46,3 +47,11 @@ def test_an_unknown_condition_or_folder_is_refused(folder: Path, tmp_path: Path,
     assert exit_.value.code == 2 and "unknown condition(s) fog" in capsys.readouterr().err
     assert eval_conditions.main([str(tmp_path / "absent")]) == 2
     assert "eval_conditions:" in capsys.readouterr().err
+
+
+def test_the_lamp_lights_one_side_and_leaves_the_far_corner_about_half() -> None:
+    white = np.full((720, 1280, 3), 250, np.uint8)
+    lit = eval_conditions.CONDITIONS["lamp"](white)
+    assert lit[144, 384].min() == 250                       # below the lamp, at (0.3, 0.2) of the frame
+    assert 0.45 * 250 < lit[719, 1279].max() < 0.55 * 250  # the far corner
+    assert lit[144, 384, 0] > lit[360, 640, 0] > lit[719, 1279, 0]
