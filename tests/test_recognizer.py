@@ -207,6 +207,10 @@ def test_only_a_plain_surface_under_a_lamp_is_evened() -> None:
     lit, dim = (float(np.median(e[:, cols])) for e in (evened,) for cols in (slice(0, 40), slice(-40, None)))
     assert 0.65 < dim / lit < 0.80
     assert float(np.median(value[:, -40:])) / float(np.median(value[:, :40])) < 0.5
+    # The camera mounted the other way: the grid's 24 cells run along the long side, here the height.
+    upright = cv2.rotate(shaded, cv2.ROTATE_90_CLOCKWISE)
+    evened = _detect.evened(_detect.whiteness(upright), upright)
+    assert 0.65 < float(np.median(evened[-40:])) / float(np.median(evened[:40])) < 0.80
     # Clutter (books, a patterned cloth) fits no plane closely: its own contrast is no lamp's.
     rng = np.random.default_rng(3)
     blocks = cv2.resize(rng.integers(40, 250, (9, 16, 3), dtype=np.uint8), (1280, 720),
