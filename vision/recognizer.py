@@ -487,7 +487,6 @@ def _read_alike_twice(candidates: list[_Candidate]) -> list[_Candidate]:
     a face's detail that passes for one in one box rarely does in the next,
     nor at the card's far corner.
     """
-
     return [c for c in candidates if c.agreed or any(other is not c and other.code == c.code
                                                      and _one_printed_index(c, other) for other in candidates)]
 
