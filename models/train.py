@@ -88,6 +88,75 @@ def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96)):  # noqa: 
     return CornerNet()
 
 
+def load_shipped(net, path: Path) -> None:  # noqa: ANN001 - torch is training-only
+    """Start ``net`` from an exported model's weights, widened where ``net`` is wider.
+
+    Only the ONNX file ships (``models/cache`` is not kept), so this is how
+    a later run continues from the shipped weights.  The export folded each
+    batch norm into its convolution: the folded weights go into the
+    convolution and the norm becomes a plain shift, which only holds while
+    the norms keep those statistics (train with them frozen, see
+    :func:`freeze_norms`).  A wider ``net`` keeps the old function exactly:
+    its extra channels start small and random and every weight reading them
+    starts at zero, so the added capacity is learned from where the shipped
+    model stands.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    model = onnx.load(str(path))
+    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    convs = [(values[n.input[1]], values[n.input[2]]) for n in model.graph.node if n.op_type == "Conv"]
+    dense = [(values[n.input[1]], values[n.input[2]]) for n in model.graph.node if n.op_type == "Gemm"]
+    layers = [m for m in net.features if isinstance(m, nn.Conv2d)]
+    norms = [m for m in net.features if isinstance(m, nn.BatchNorm2d)]
+    linears = [m for m in net.head if isinstance(m, nn.Linear)]
+    if len(convs) != len(layers) or len(dense) != len(linears):
+        raise ValueError(f"{path}: {len(convs)} convolutions and {len(dense)} dense layers, "
+                         f"the network has {len(layers)} and {len(linears)}")
+    with torch.no_grad():
+        for conv, norm, (w, b) in zip(layers, norms, convs):
+            o, i = w.shape[:2]
+            if conv.out_channels < o or conv.in_channels < i:
+                raise ValueError(f"{path}: a convolution of {i}->{o} channels does not fit {conv}")
+            conv.weight.mul_(0.1)
+            conv.weight[:, i:] = 0.0      # the new input channels are not read yet
+            conv.weight[:o, :i] = torch.tensor(w)
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+            norm.weight.fill_(1.0)
+            norm.bias.zero_()
+            norm.bias[:o] = torch.tensor(b)
+        # The first dense layer reads the last convolution's channels at every cell (channel-major).
+        cells = (PATCH_SHAPE[0] // 8) * (PATCH_SHAPE[1] // 8)
+        old = convs[-1][0].shape[0]
+        for k, (linear, (w, b)) in enumerate(zip(linears, dense)):
+            o, i = w.shape
+            if linear.out_features < o or linear.in_features < i:
+                raise ValueError(f"{path}: a dense layer of {i}->{o} does not fit {linear}")
+            linear.weight.mul_(0.1)
+            linear.bias.zero_()
+            if k == 0:
+                grid = linear.weight.view(linear.out_features, -1, cells)
+                grid[:, old:] = 0.0
+                grid[:o, :old] = torch.tensor(w).view(o, old, cells)
+            else:
+                linear.weight[:, i:] = 0.0
+                linear.weight[:o, :i] = torch.tensor(w)
+            linear.bias[:o] = torch.tensor(b)
+
+
+def freeze_norms(net) -> None:  # noqa: ANN001
+    """Keep every batch norm's statistics as they are (eval mode) while the rest trains."""
+    from torch import nn
+
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
 def combined_accuracy(p_tl: np.ndarray, p_br: np.ndarray, y: np.ndarray) -> dict[str, float]:
     """Top-1 on photos: top-left alone, and both corners' card probabilities multiplied."""
     cards = len(CLASSES) - 1
@@ -145,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--init", type=Path, default=None,
-                        help="start from these weights (models/cache/last.pt is saved by every run)")
+                        help="start from these weights: a .pt of models/cache (last.pt is saved by every run), "
+                             "or an exported .onnx such as the shipped models/cards.onnx (widened to --channels, "
+                             "its batch norms then frozen)")
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--channels", type=_channels, default=(16, 32, 64, 96),
                         help="the four convolution widths (default 16,32,64,96; the classifier's time grows with them)")
@@ -212,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"4/5 training ({time.time() - t0:.0f}s)", flush=True)
     net = build_net(args.channels)
-    if args.init is not None:
+    frozen = args.init is not None and args.init.suffix == ".onnx"
+    if frozen:
+        load_shipped(net, args.init)
+        print(f"    starting from {args.init}, batch norms frozen", flush=True)
+    elif args.init is not None:
         net.load_state_dict(torch.load(args.init))
         print(f"    starting from {args.init}", flush=True)
     x_all = torch.from_numpy(train.x)
@@ -224,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     for epoch in range(args.epochs):
         net.train()
+        if frozen:
+            freeze_norms(net)
         order = torch.randperm(len(y_all))
         seen = correct = 0
         total_loss = 0.0

@@ -128,3 +128,28 @@ def test_row_negatives_are_none_patches_from_played_rows() -> None:
     mined = row_negatives([_shipped_deck()], 2, np.random.default_rng(0))
     assert len(mined.y) > 0 and set(mined.y.tolist()) == {NONE}
     assert mined.x.shape[1:] == PATCH_SHAPE + (3,) and mined.x.dtype == np.uint8
+
+
+def test_training_continues_from_the_shipped_model_widened() -> None:
+    """A run started from ``cards.onnx`` reads exactly as the shipped model, at its own width or wider;
+    a narrower network is refused.  (Needs the training extra: skipped without torch and onnx.)"""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from models.train import build_net, freeze_norms, load_shipped, predict
+    from vision.classifier import DEFAULT_MODEL, CardClassifier
+
+    rng = np.random.default_rng(5)
+    patches = rng.integers(0, 256, (12, *PATCH_SHAPE, 3), dtype=np.uint8)
+    patches[:, 8:20, 4:14] = 20   # a dark blot, as an index gives, so that some classes stir
+    shipped = CardClassifier().classify(patches)
+    for channels in ((16, 32, 64, 96), (16, 32, 96, 192)):
+        net = build_net(channels)
+        load_shipped(net, DEFAULT_MODEL)
+        assert np.abs(predict(net, patches) - shipped).max() < 1e-4
+        net.train()
+        freeze_norms(net)
+        net.head.eval()   # dropout aside: training mode with frozen norms keeps the shipped function
+        with torch.no_grad():
+            assert np.abs(net(torch.from_numpy(patches).float()).numpy() - shipped).max() < 1e-4
+    with pytest.raises(ValueError, match="does not fit"):
+        load_shipped(build_net((16, 32, 64, 48)), DEFAULT_MODEL)
