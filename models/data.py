@@ -416,12 +416,43 @@ def crop_homography(image: np.ndarray) -> np.ndarray:
     return np.array([[w / CW, 0, -0.5], [0, h / CH, -0.5], [0, 0, 1.0]])
 
 
+INSIDE = 0.8
+"""A card found covering less than this share of its photo lies inside the picture, not filling it."""
+
+
+def found_inside(items: list[tuple[Path, str]], recognizer: Recognizer) -> dict[Path, np.ndarray]:
+    """The card-to-photo homography of every photo whose labelled card the recogniser finds lying
+    inside the picture (held in a hand, turned on a table) rather than filling it.
+
+    ``card-crops`` labels every photo as the card itself; for the few
+    where the card lies in the picture, the picture's corners are a hand or
+    the table, and cut as the card's they teach the classifier to call a
+    bare corner a card.  Only a find of the labelled code is trusted: any
+    other photo is taken whole, as before.
+    """
+    inside = {}
+    for path, code in items:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        area = image.shape[0] * image.shape[1]
+        for d in recognizer.detect(image):
+            if d.code == code and abs(cv2.contourArea(d.outline)) < INSIDE * area:
+                corners = np.float32([[0, 0], [CW, 0], [CW, CH], [0, CH]])
+                inside[path] = cv2.getPerspectiveTransform(corners, d.outline.astype(np.float32))
+                break
+    return inside
+
+
 def real_corners(items: list[tuple[Path, str]], rng: np.random.Generator | None, *,
-                 copies: int = 1, negatives: float = 0.0) -> tuple[Patches, Patches]:
+                 copies: int = 1, negatives: float = 0.0,
+                 inside: dict[Path, np.ndarray] | None = None) -> tuple[Patches, Patches]:
     """Both index corners of every photo (top-left, and bottom-right turned upright).
 
     With ``rng`` the homographies are jittered and the light varied, ``copies``
     times per corner; ``negatives`` adds that many middle-of-card "none" patches per image.
+    ``inside`` gives the card's homography in the photos where it does not fill the picture
+    (:func:`found_inside`); the others are taken whole.
     Returns (top-left patches, bottom-right patches) in the order of ``items``.
     """
     tl, br, ty = [], [], []
@@ -430,7 +461,7 @@ def real_corners(items: list[tuple[Path, str]], rng: np.random.Generator | None,
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             continue
-        h = crop_homography(image)
+        h = inside[path] if inside is not None and path in inside else crop_homography(image)
         for _ in range(copies):
             for corner, out in ((h, tl), (rotate_180(h), br)):
                 if rng is None:

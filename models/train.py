@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.data import Patches, Synth, real_corners, read_labelled, row_negatives, scene_negatives, table_negatives
+from models.data import (Patches, Synth, found_inside, real_corners, read_labelled, row_negatives, scene_negatives,
+                         table_negatives)
 from models.decks import HELD_OUT, load_all
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE
 
@@ -50,6 +51,34 @@ def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, wor
         with mp.get_context("spawn").Pool(workers) as pool:
             parts = pool.map(_synth_worker, jobs)
     return Patches.concat([Patches(x, y) for x, y in parts])
+
+
+def _inside_worker(items: list[tuple[Path, str]]) -> dict[Path, np.ndarray]:
+    from vision.recognizer import Recognizer
+
+    return found_inside(items, Recognizer())
+
+
+def photos_inside(items: list[tuple[Path, str]], *, workers: int) -> dict[Path, np.ndarray]:
+    """:func:`models.data.found_inside` with the shipped recogniser, kept in the cache under the model's
+    digest (it reads every photo once: minutes)."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256((ROOT / "cards.onnx").read_bytes()).hexdigest()[:12]
+    saved = CACHE / f"inside-{items[0][0].parent.parent.name if items else 'none'}-{len(items)}-{digest}.json"
+    if saved.exists():
+        return {Path(k): np.array(v) for k, v in json.loads(saved.read_text()).items()}
+    chunks = [items[i::workers] for i in range(workers)]
+    if workers == 1:
+        parts = [_inside_worker(chunks[0])]
+    else:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_inside_worker, chunks)
+    inside = {k: v for part in parts for k, v in part.items()}
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text(json.dumps({str(k): v.tolist() for k, v in inside.items()}))
+    return inside
 
 
 def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96)):  # noqa: ANN201 - torch is training-only
@@ -258,8 +287,11 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"3/5 photo corners ({time.time() - t0:.0f}s)", flush=True)
     rng = np.random.default_rng(args.seed)
-    photo_tl, photo_br = real_corners(read_labelled(args.data / "train"), rng, copies=args.real_copies,
-                                      negatives=0.5)
+    photos = read_labelled(args.data / "train")
+    inside = photos_inside(photos, workers=args.workers)
+    print(f"    {len(inside)} of {len(photos)} photos hold their card inside the picture, not filling it",
+          flush=True)
+    photo_tl, photo_br = real_corners(photos, rng, copies=args.real_copies, negatives=0.5, inside=inside)
     valid_tl, valid_br = real_corners(read_labelled(args.data / "valid"), None)
     parts = [train, photo_tl, photo_br]
     if args.scenes.is_dir():
