@@ -20,7 +20,7 @@ from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, extract_patch, rotate_180
 from vision.detection import Detection
 from vision.recognizer import FrameError, Recognizer, _Candidate, _Looks, _NoCards, annotate
-from vision.render import PlacedCard, card_face, render_scene
+from vision.render import PlacedCard, card_face, render_scene, table_background
 
 NONE = len(CLASSES) - 1
 
@@ -843,3 +843,28 @@ def test_outline_runs_fit_least_squares_lines_also_across_the_outlines_start(sta
         assert (x0, y0) == pytest.approx(tuple(centre), abs=1e-9)
         assert abs(dx * axes[0][0] + dy * axes[0][1]) == pytest.approx(1.0, abs=1e-9) and dx >= 0
         assert rms == pytest.approx(spread[1] / math.sqrt(len(kept)), abs=1e-9)
+
+
+def test_a_row_turned_into_a_sideways_card_yields_to_the_cards_cut_out_of_it() -> None:
+    """The cards' height read as their width (three cards in a row make one blob of a card's shape,
+    turned sideways) gives way to the width two cards cut out of the rows show whole, a ratio
+    narrower; a width that is not a ratio narrower, or seen whole once, does not."""
+    rows = _detect.CardWidths([88.0], [])
+    settled = rows.confirmed_by([62.0, 63.5, 61.0])
+    assert [round(w) for w in settled.likely] == [62] and settled.doubtful == [88.0]
+    assert rows.confirmed_by([62.0]) == rows
+    assert rows.confirmed_by([50.0, 51.0]) == rows
+
+
+def test_a_row_of_three_among_stacks_is_read_at_the_cards_width(recognizer: Recognizer) -> None:
+    """The demo's table (seed 1, Ann's third play): Ann's row of three, each laid a little over half
+    a card along, is the only blob of a card's shape (sideways).  Before the cards cut out of the
+    rows could overrule it, every card was grown at the cards' height and none was read."""
+    cards = [PlacedCard("2H", (1100.8, 547.7), -95.6, 85.3), PlacedCard("3H", (179.2, 172.3), 86.9, 85.3),
+             PlacedCard("4H", (452.3, 604.8), 3.6, 85.3), PlacedCard("5H", (1100.8, 500.8), -91.0, 85.3),
+             PlacedCard("6H", (179.2, 219.2), 86.1, 85.3), PlacedCard("2C", (179.2, 266.1), 90.6, 85.3),
+             PlacedCard("3C", (499.2, 604.8), 2.4, 85.3), PlacedCard("4S", (546.1, 604.8), 2.1, 85.3)]
+    frame, _ = render_scene(cards, background=table_background((1280, 720), style="wood", seed=1), seed=704,
+                            noise=4)
+    found = {d.code for d in recognizer.detect(frame)}
+    assert {"3H", "4H", "5H", "4S"} <= found   # before: none

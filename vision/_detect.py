@@ -116,10 +116,25 @@ class CardWidths(NamedTuple):
         next to a card's long edge can pass for a whole card, twice, and
         outvote the true width, which only the top card of a row shows whole.
         ``whole`` can only choose between these readings, never add one: a
-        card's print has frames of a card's shape too.
+        card's print has frames of a card's shape too.  Save one: where the
+        corners seen whole left no other reading, the width whose height
+        that reading is.  Three cards laid in a row, each a little over half
+        a card along, make one blob a card's height tall and one and a half
+        heights long, a card's shape turned sideways; where it holds the
+        only corners seen whole, the cards' height passes for their width,
+        and only the top card, cut out of the row, shows the true one.  (A
+        print's frame is not a card's height narrower than the card; but a
+        card sticking out from under another can leave a piece of that
+        shape, so not where the edges kept another reading.)
         """
         readings = self.likely + self.doubtful
         confirmed = [w for w in readings if sum(abs(x - w) < 0.1 * w for x in whole) >= 2]
+        if not confirmed and not self.doubtful:
+            narrower = sorted({round(x, 1) for x in whole
+                               if sum(abs(y - x) < 0.1 * x for y in whole) >= 2
+                               and any(abs(r - ASPECT * x) < 0.1 * ASPECT * x for r in self.likely)})
+            confirmed = [float(np.median([y for y in whole if abs(y - narrower[0]) < 0.1 * narrower[0]]))
+                         ] if narrower else []
         if not confirmed:
             return self
         return CardWidths(confirmed, [w for w in readings if w not in confirmed])
