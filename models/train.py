@@ -56,6 +56,7 @@ def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, wor
 
 
 def _inside_worker(items: list[tuple[Path, str]]) -> dict[Path, np.ndarray]:
+    """One process's share of :func:`photos_inside` (each loads its own recogniser)."""
     from vision.recognizer import Recognizer
 
     return found_inside(items, Recognizer())
