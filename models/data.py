@@ -40,6 +40,8 @@ CANVAS = 256
 INDEX_CORE = (4, 4, 52, 104)  # card units: where the rank and small suit sit on most decks
 RESTYLED = 0.2  # share of cards drawn on black, tinted or textured stock
 CW, CH = CARD_SIZE
+CARD_CORNERS = np.array([[0, 0], [CW, 0], [CW, CH], [0, CH]], np.float32)
+"""A card's corners in card units, clockwise from its top-left: what an outline's corners map from."""
 
 
 @dataclass
@@ -106,20 +108,18 @@ def card_homography(rng: np.random.Generator, *, scale: float, angle: float, anc
     """Card units -> canvas px: the card point ``anchor`` lands on ``at``, turned and tilted."""
     a = math.radians(angle)
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]) * scale
-    corners = np.array([[0, 0], [CW, 0], [CW, CH], [0, CH]], np.float64)
-    mapped = (corners - anchor) @ rot.T + at
+    mapped = (CARD_CORNERS.astype(np.float64) - anchor) @ rot.T + at
     mapped += rng.normal(0, tilt * scale * CW, mapped.shape)
-    return cv2.getPerspectiveTransform(corners.astype(np.float32), mapped.astype(np.float32)).astype(np.float64)
+    return cv2.getPerspectiveTransform(CARD_CORNERS, mapped.astype(np.float32)).astype(np.float64)
 
 
 def jitter(rng: np.random.Generator, card_to_frame: np.ndarray, *, amount: float = 1.0) -> np.ndarray:
     """The homography a detector might report: corners off by a few card units, size by a few %."""
-    corners = np.array([[0, 0], [CW, 0], [CW, CH], [0, CH]], np.float32)
     grow = rng.normal(1.0, 0.03 * amount)
     centre = np.array([CW / 2, CH / 2])
-    moved = (corners - centre) * grow + centre + rng.normal(0, 4.0 * amount, 2)
+    moved = (CARD_CORNERS - centre) * grow + centre + rng.normal(0, 4.0 * amount, 2)
     moved += rng.normal(0, 3.0 * amount, moved.shape)
-    shifted = cv2.getPerspectiveTransform(corners, moved.astype(np.float32))
+    shifted = cv2.getPerspectiveTransform(CARD_CORNERS, moved.astype(np.float32))
     return card_to_frame @ shifted
 
 
@@ -438,8 +438,7 @@ def found_inside(items: list[tuple[Path, str]], recognizer: Recognizer) -> dict[
         area = image.shape[0] * image.shape[1]
         for d in recognizer.detect(image):
             if d.code == code and abs(cv2.contourArea(d.outline)) < INSIDE * area:
-                corners = np.float32([[0, 0], [CW, 0], [CW, CH], [0, CH]])
-                inside[path] = cv2.getPerspectiveTransform(corners, d.outline.astype(np.float32))
+                inside[path] = cv2.getPerspectiveTransform(CARD_CORNERS, d.outline.astype(np.float32))
                 break
     return inside
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -36,6 +38,8 @@ DATA = ROOT.parent.parent / "shared" / "data" / "card-crops"
 SCENES = ROOT.parent.parent / "shared" / "data" / "scene-photos" / "train"
 OUTPUT = ROOT / "cards.onnx"
 CACHE = ROOT / "cache"
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def _synth_worker(args: tuple[list[str], int, int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -45,14 +49,18 @@ def _synth_worker(args: tuple[list[str], int, int, int]) -> tuple[np.ndarray, np
     return patches.x, patches.y
 
 
+def _in_workers(worker: Callable[[T], R], jobs: list[T]) -> list[R]:
+    """``worker`` over ``jobs``, one process each (spawned: torch and OpenCV threads do not fork well),
+    or in this process when there is one job."""
+    if len(jobs) == 1:
+        return [worker(jobs[0])]
+    with mp.get_context("spawn").Pool(len(jobs)) as pool:
+        return pool.map(worker, jobs)
+
+
 def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, workers: int) -> Patches:
     jobs = [(names, seed + i, per_code // workers, negatives // workers) for i in range(workers)]
-    if workers == 1:
-        parts = [_synth_worker(jobs[0])]
-    else:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_synth_worker, jobs)
-    return Patches.concat([Patches(x, y) for x, y in parts])
+    return Patches.concat([Patches(x, y) for x, y in _in_workers(_synth_worker, jobs)])
 
 
 def _inside_worker(items: list[tuple[Path, str]]) -> dict[Path, np.ndarray]:
@@ -72,12 +80,7 @@ def photos_inside(items: list[tuple[Path, str]], *, workers: int) -> dict[Path, 
     saved = CACHE / f"inside-{items[0][0].parent.parent.name if items else 'none'}-{len(items)}-{digest}.json"
     if saved.exists():
         return {Path(k): np.array(v) for k, v in json.loads(saved.read_text()).items()}
-    chunks = [items[i::workers] for i in range(workers)]
-    if workers == 1:
-        parts = [_inside_worker(chunks[0])]
-    else:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_inside_worker, chunks)
+    parts = _in_workers(_inside_worker, [items[i::workers] for i in range(workers)])
     inside = {k: v for part in parts for k, v in part.items()}
     saved.parent.mkdir(parents=True, exist_ok=True)
     saved.write_text(json.dumps({str(k): v.tolist() for k, v in inside.items()}))

@@ -12,7 +12,7 @@ import pytest
 from models.data import NONE, scene_negatives
 from models.decks import Deck
 from models.train import _channels
-from vision.classifier import CARD_SIZE, CORNER_BOX, PATCH_SHAPE, extract_patch, rotate_180
+from vision.classifier import CORNER_BOX, PATCH_SHAPE, extract_patch, rotate_180
 from vision.render import PlacedCard, render_scene
 
 _XML = """<annotation><size><width>{w}</width><height>{h}</height></size>
@@ -158,7 +158,7 @@ def test_training_continues_from_the_shipped_model_widened() -> None:
 def test_a_photo_of_a_card_inside_the_picture_is_cut_at_the_card(tmp_path: Path) -> None:
     """A card held in the picture is cut at its own corners; a photo that is all card is taken whole,
     and a find of another code is not trusted."""
-    from models.data import found_inside, real_corners, read_labelled
+    from models.data import CARD_CORNERS, found_inside, real_corners, read_labelled
     from vision.recognizer import Recognizer
 
     held, _ = render_scene([PlacedCard("7H", (330, 260), 25, 190)], size=(640, 520), background="dark_wood")
@@ -170,8 +170,8 @@ def test_a_photo_of_a_card_inside_the_picture_is_cut_at_the_card(tmp_path: Path)
     inside = found_inside(items, Recognizer())
     assert set(inside) == {tmp_path / "held.png"}
     tl, br = real_corners(items, None, inside=inside)
-    card = np.float32([[0, 0], [CARD_SIZE[0], 0], [CARD_SIZE[0], CARD_SIZE[1]], [0, CARD_SIZE[1]]])
-    expected = extract_patch(held, cv2.getPerspectiveTransform(card, PlacedCard("7H", (330, 260), 25, 190).outline()))
+    expected = extract_patch(held, cv2.getPerspectiveTransform(CARD_CORNERS,
+                                                               PlacedCard("7H", (330, 260), 25, 190).outline()))
     assert np.abs(tl.x[0].astype(int) - expected.astype(int)).mean() < 25
     # Labelled as another card, the held photo is taken whole.
     (tmp_path / "labels.csv").write_text("image,cards\nheld.png,7D\n")

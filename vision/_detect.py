@@ -130,11 +130,11 @@ class CardWidths(NamedTuple):
         readings = self.likely + self.doubtful
         confirmed = [w for w in readings if sum(abs(x - w) < 0.1 * w for x in whole) >= 2]
         if not confirmed and not self.doubtful:
-            narrower = sorted({round(x, 1) for x in whole
-                               if sum(abs(y - x) < 0.1 * x for y in whole) >= 2
-                               and any(abs(r - ASPECT * x) < 0.1 * ASPECT * x for r in self.likely)})
-            confirmed = [float(np.median([y for y in whole if abs(y - narrower[0]) < 0.1 * narrower[0]]))
-                         ] if narrower else []
+            narrower = [x for x in whole if sum(abs(y - x) < 0.1 * x for y in whole) >= 2
+                        and any(abs(r - ASPECT * x) < 0.1 * ASPECT * x for r in self.likely)]
+            if narrower:
+                x = min(narrower)
+                confirmed = [float(np.median([y for y in whole if abs(y - x) < 0.1 * x]))]
         if not confirmed:
             return self
         return CardWidths(confirmed, [w for w in readings if w not in confirmed])
