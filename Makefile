@@ -25,11 +25,12 @@ test: $(STAMP) /usr/bin/chromium
 bench: $(STAMP)
 	$(BIN)/python -m companion.bench
 
-# Trains the card model (CPU torch, the Debian card decks); see models/README.md.
+# Trains the card models, corners then faces (CPU torch, the Debian card decks); see models/README.md.
 train: $(STAMP)
 	$(BIN)/pip install -q -e '.[train,test]'
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kdegames-card-data-kf5 gnome-cards-data >/dev/null
 	$(BIN)/python -m models.train
+	$(BIN)/python -m models.train --reader faces
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -47,6 +47,13 @@ KDE_DECKS = ("svg-standard", "svg-konqi-modern", "svg-penguins")
 # svg-xskat-* (French and German indices); svg-dondorf (the aisleriot sheet has it).
 # svg-nicu-white, -nicu-ornamental, -jolly-royal, -ancient-egyptians and -gm-paris have English
 # indices, but runs 9 and 10 trained with them read the table photos worse (MODEL_CARD.md).
+FACE_ONLY_DECKS = (
+    "svg-oxygen", "svg-oxygen-air", "svg-oxygen-white", "svg-nicu-white", "svg-nicu-ornamental",
+    "svg-ancient-egyptians", "svg-gm-paris", "svg-xskat-french", "ancient_french", "guyenne-classic",
+)
+"""Decks the face reader learns from and the corner reader does not: a French index (R D V), the rank
+printed top right only (oxygen), or corners that read the table photos worse.  Pips and court figures
+name a card whatever its index says."""
 HELD_OUT = ("tango", "plastic", "svg-penguins")
 """Whole deck designs kept out of training, to measure how the model reads a deck it never saw."""
 SHEET_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
@@ -175,10 +182,11 @@ def cache_deck(source: Path) -> Path:
     return folder
 
 
-def deck_sources() -> list[Path]:
-    """The installed English-index decks, aisleriot sheets first."""
-    found = [AISLERIOT / f"{n}.svgz" for n in AISLERIOT_DECKS if (AISLERIOT / f"{n}.svgz").exists()]
-    found += [CARDDECKS / n for n in KDE_DECKS if (CARDDECKS / n).is_dir()]
+def deck_sources(*, faces: bool = False) -> list[Path]:
+    """The installed English-index decks, aisleriot sheets first; with ``faces`` the ``FACE_ONLY_DECKS`` too."""
+    names = AISLERIOT_DECKS + KDE_DECKS + (FACE_ONLY_DECKS if faces else ())
+    found = [AISLERIOT / f"{n}.svgz" for n in names if (AISLERIOT / f"{n}.svgz").exists()]
+    found += [CARDDECKS / n for n in names if (CARDDECKS / n).is_dir()]
     return found
 
 
@@ -191,10 +199,11 @@ def load_deck(folder: Path) -> Deck:
     return Deck(folder.name, {c: f for c, f in faces.items() if c in ALL_CODES}, back)
 
 
-def load_all(*, verbose: bool = True) -> list[Deck]:
-    """Every installed English-index deck, rasterising any not yet cached."""
+def load_all(*, verbose: bool = True, faces: bool = False) -> list[Deck]:
+    """Every installed English-index deck (with ``faces``, the face reader's decks), rasterising any not
+    yet cached."""
     decks = []
-    for source in deck_sources():
+    for source in deck_sources(faces=faces):
         if verbose:
             print(f"deck {source.name} ...", end=" ", flush=True, file=sys.stderr)
         try:

@@ -1,10 +1,11 @@
-"""Measure the shipped card model: ``python -m models.evaluate``.
+"""Measure the shipped card models: ``python -m models.evaluate [--reader faces]``.
 
-Prints top-1 accuracy on the decks held out of training (synthetic corners,
+Prints top-1 accuracy on the decks held out of training (synthetic patches,
 needs the deck cache or Debian's card packages and cairosvg), on
-``card-crops/valid`` and ``card-crops/test`` (top-left corner alone, and both
-corners' card probabilities multiplied, which is what the recogniser does),
-and the classifier's time per patch on one core.  Uses onnxruntime only.
+``card-crops/valid`` and ``card-crops/test`` (for the corner reader the
+top-left corner alone, and both corners' card probabilities multiplied, which
+is what the recogniser does; for the face reader the face upright and turned
+half round), and the model's time per patch on one core.  Uses onnxruntime only.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.data import real_corners, read_labelled
-from vision.classifier import CLASSES, PATCH_SHAPE, CardClassifier
+from models.data import Patches, real_corners, read_labelled
+from vision.classifier import CLASSES, CardClassifier, FaceReader, rotate_180
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "card-crops"
 
@@ -36,15 +37,40 @@ def photo_accuracy(model: CardClassifier, folder: Path) -> dict[str, float | int
             "both_corners": round(float((both.argmax(1) == tl.y).mean()), 4)}
 
 
+def face_accuracy(model: FaceReader, folder: Path) -> dict[str, float | int]:
+    """The face reader alone on a card-crops folder, each photo taken as the card, either way up."""
+    import cv2
+
+    from models.data import crop_homography
+    from models.faces import face_patches
+
+    upright, turned, y = [], [], []
+    for path, code in read_labelled(folder):
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is not None:
+            card = crop_homography(image)
+            upright.append(face_patches(image, [card])[0])
+            turned.append(face_patches(image, [rotate_180(card)])[0])
+            y.append(CLASSES.index(code))
+    labels = np.array(y)
+    return {"images": len(y),
+            "upright": round(float((model.classify(np.stack(upright)).argmax(1) == labels).mean()), 4),
+            "turned": round(float((model.classify(np.stack(turned)).argmax(1) == labels).mean()), 4)}
+
+
 def held_out_accuracy(model: CardClassifier) -> dict[str, float | int] | None:
+    faces = isinstance(model, FaceReader)
     try:
         from models.decks import HELD_OUT, load_all
-        from models.train import synthetic
+        from models.train import _synth_worker, synthetic
 
-        names = [d.name for d in load_all(verbose=False) if d.name in HELD_OUT]
+        names = [d.name for d in load_all(verbose=False, faces=faces) if d.name in HELD_OUT]
         if not names:
             return None
-        held = synthetic(names, per_code=40, negatives=800, seed=10_000, workers=1)
+        if faces:   # as the face training's own held-out set
+            held = Patches(*_synth_worker((names, 10_000, 2, 300, True)))
+        else:
+            held = synthetic(names, per_code=40, negatives=800, seed=10_000, workers=1)
     except (ImportError, OSError) as exc:
         print(f"held-out decks skipped: {exc}")
         return None
@@ -58,7 +84,7 @@ def held_out_accuracy(model: CardClassifier) -> dict[str, float | int] | None:
 
 def speed(model: CardClassifier, batch: int = 48, repeats: int = 200) -> dict[str, float]:
     rng = np.random.default_rng(0)
-    x = rng.integers(0, 256, (batch,) + PATCH_SHAPE + (3,), dtype=np.uint8)
+    x = rng.integers(0, 256, (batch,) + model.shape + (3,), dtype=np.uint8)
     model.classify(x)
     times = []
     for _ in range(repeats):
@@ -72,17 +98,20 @@ def speed(model: CardClassifier, batch: int = 48, repeats: int = 200) -> dict[st
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.splitlines()[0])
+    parser.add_argument("--reader", choices=("corners", "faces"), default="corners",
+                        help="the corner reader (models/cards.onnx) or the face reader (models/faces.onnx)")
     parser.add_argument("--model", type=Path, default=None, help="an ONNX file (default: the shipped one)")
     parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
     parser.add_argument("--no-synthetic", action="store_true", help="skip the held-out synthetic decks")
     args = parser.parse_args(argv)
-    model = CardClassifier(args.model, threads=1)
+    faces = args.reader == "faces"
+    model = (FaceReader if faces else CardClassifier)(args.model, threads=1)
     report: dict[str, object] = {"model": str(model.path), "size_kib": round(model.path.stat().st_size / 1024)}
     if not args.no_synthetic:
         report["held_out_decks"] = held_out_accuracy(model)
     for split in ("valid", "test"):
         if (args.data / split / "labels.csv").exists():
-            report[f"card_crops_{split}"] = photo_accuracy(model, args.data / split)
+            report[f"card_crops_{split}"] = (face_accuracy if faces else photo_accuracy)(model, args.data / split)
     report["speed_one_core"] = speed(model)
     print(json.dumps(report, indent=1))
     return 0

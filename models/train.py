@@ -31,21 +31,29 @@ import numpy as np
 from models.data import (Patches, Synth, found_inside, real_corners, read_labelled, row_negatives, scene_negatives,
                          table_negatives)
 from models.decks import HELD_OUT, load_all
-from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE
+from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, FACE_BOX, FACE_SHAPE, PATCH_SHAPE
 
 ROOT = Path(__file__).resolve().parent
 DATA = ROOT.parent.parent / "shared" / "data" / "card-crops"
 SCENES = ROOT.parent.parent / "shared" / "data" / "scene-photos" / "train"
 OUTPUT = ROOT / "cards.onnx"
+FACE_OUTPUT = ROOT / "faces.onnx"
 CACHE = ROOT / "cache"
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _synth_worker(args: tuple[list[str], int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    names, seed, per_code, negatives = args
-    decks = [d for d in load_all(verbose=False) if d.name in names]
-    patches = Synth(decks, seed).make(per_code, negatives, progress=f"worker {seed}")
+def _synth_worker(args: tuple[list[str], int, int, int, bool]) -> tuple[np.ndarray, np.ndarray]:
+    """One process's synthetic patches: corners (``per_code`` of each code over the decks) or, with
+    ``faces``, faces (``per_code`` of each face of each deck)."""
+    names, seed, per_code, negatives, faces = args
+    decks = [d for d in load_all(verbose=False, faces=faces) if d.name in names]
+    if faces:
+        from models.faces import FaceSynth
+
+        patches = FaceSynth(decks, seed).make(per_code, negatives, progress=f"worker {seed}")
+    else:
+        patches = Synth(decks, seed).make(per_code, negatives, progress=f"worker {seed}")
     return patches.x, patches.y
 
 
@@ -59,15 +67,17 @@ def _in_workers(worker: Callable[[T], R], jobs: list[T]) -> list[R]:
 
 
 def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, workers: int) -> Patches:
-    jobs = [(names, seed + i, per_code // workers, negatives // workers) for i in range(workers)]
+    jobs = [(names, seed + i, per_code // workers, negatives // workers, False) for i in range(workers)]
     return Patches.concat([Patches(x, y) for x, y in _in_workers(_synth_worker, jobs)])
 
 
 def _inside_worker(items: list[tuple[Path, str]]) -> dict[Path, np.ndarray]:
-    """One process's share of :func:`photos_inside` (each loads its own recogniser)."""
+    """One process's share of :func:`photos_inside` (each loads its own recogniser: the corner reader
+    alone, so that the cache's key, that model's digest, names all that found them)."""
+    from vision.classifier import CardClassifier
     from vision.recognizer import Recognizer
 
-    return found_inside(items, Recognizer())
+    return found_inside(items, Recognizer(classifier=CardClassifier()))
 
 
 def photos_inside(items: list[tuple[Path, str]], *, workers: int) -> dict[Path, np.ndarray]:
@@ -87,7 +97,8 @@ def photos_inside(items: list[tuple[Path, str]], *, workers: int) -> dict[Path, 
     return inside
 
 
-def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96)):  # noqa: ANN201 - torch is training-only
+def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96),  # noqa: ANN201 - torch is training-only
+              shape: tuple[int, int] = PATCH_SHAPE):
     import torch
     from torch import nn
 
@@ -103,7 +114,7 @@ def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96)):  # noqa: 
 
         def __init__(self) -> None:
             super().__init__()
-            h, w = PATCH_SHAPE
+            h, w = shape
             a, b, c, d = channels
             self.features = nn.Sequential(
                 *block(3, a), nn.MaxPool2d(2), *block(a, b), nn.MaxPool2d(2),
@@ -210,7 +221,8 @@ def predict(net, x: np.ndarray, batch: int = 1024) -> np.ndarray:  # noqa: ANN00
     return np.concatenate(out) if out else np.zeros((0, len(CLASSES)), np.float32)
 
 
-def export(net, path: Path, sample: np.ndarray) -> None:  # noqa: ANN001
+def export(net, path: Path, sample: np.ndarray, *, box: tuple[int, int, int, int] = CORNER_BOX) -> None:  # noqa: ANN001
+    """``net`` as ONNX at ``path``, with the class list, patch shape (``sample``'s) and ``box`` in its metadata."""
     import onnx
     import torch
 
@@ -220,8 +232,8 @@ def export(net, path: Path, sample: np.ndarray) -> None:  # noqa: ANN001
                       output_names=["probabilities"], dynamic_axes={"patches": {0: "n"}, "probabilities": {0: "n"}},
                       opset_version=17, dynamo=False)
     model = onnx.load(str(tmp))
-    meta = {"classes": " ".join(CLASSES), "patch_shape": "x".join(map(str, PATCH_SHAPE)),
-            "corner_box": ",".join(map(str, CORNER_BOX)), "card_size": "x".join(map(str, CARD_SIZE)),
+    meta = {"classes": " ".join(CLASSES), "patch_shape": "x".join(map(str, sample.shape[1:3])),
+            "corner_box": ",".join(map(str, box)), "card_size": "x".join(map(str, CARD_SIZE)),
             "input": "N x H x W x 3 float32, BGR values 0..255 (normalised inside)"}
     for k, v in meta.items():
         entry = model.metadata_props.add()
@@ -231,51 +243,9 @@ def export(net, path: Path, sample: np.ndarray) -> None:  # noqa: ANN001
     tmp.unlink()
 
 
-def _channels(text: str) -> tuple[int, int, int, int]:
-    parts = text.split(",")
-    if len(parts) != 4 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
-        raise argparse.ArgumentTypeError(f"four positive widths separated by commas, got {text!r}")
-    a, b, c, d = (int(p) for p in parts)
-    return a, b, c, d
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--per-code", type=int, default=300, help="synthetic top-left corners per card code")
-    parser.add_argument("--negatives", type=int, default=6000, help="synthetic 'none' patches")
-    parser.add_argument("--real-copies", type=int, default=2, help="jittered copies of each photo corner")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--output", type=Path, default=OUTPUT)
-    parser.add_argument("--init", type=Path, default=None,
-                        help="start from these weights: a .pt of models/cache (last.pt is saved by every run), "
-                             "or an exported .onnx such as the shipped models/cards.onnx (widened to --channels, "
-                             "its batch norms then frozen)")
-    parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--channels", type=_channels, default=(16, 32, 64, 96),
-                        help="the four convolution widths (default 16,32,64,96; the classifier's time grows with them)")
-    parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
-    parser.add_argument("--scenes", type=Path, default=SCENES,
-                        help="boxed photos of cards on clutter, mined for 'none' patches (skipped if missing)")
-    parser.add_argument("--tables", type=int, default=200,
-                        help="synthetic tables with chips, mined for 'none' patches the same way (0: none)")
-    parser.add_argument("--rows", type=int, default=200,
-                        help="synthetic tables with rows of played cards, mined for 'none' patches (0: none)")
-    args = parser.parse_args(argv)
-
-    import torch
-    from torch import nn
-
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.workers)
-    t0 = time.time()
-    print("1/5 rasterising decks", flush=True)
-    decks = load_all()
-    train_names = [d.name for d in decks if d.name not in HELD_OUT]
-    held_names = [d.name for d in decks if d.name in HELD_OUT]
-    print(f"    training decks: {', '.join(train_names)}\n    held out: {', '.join(held_names)}", flush=True)
-
+def corner_data(args: argparse.Namespace, train_names: list[str], held_names: list[str],
+                t0: float) -> tuple[Patches, Patches, Patches, Callable[[object], str]]:
+    """The corner reader's training, held-out and valid patches, and its valid report (steps 2 and 3)."""
     print(f"2/5 synthetic patches ({time.time() - t0:.0f}s)", flush=True)
     # Drawing the patches is the slow half; keep them for a rerun with other training settings.
     saved = CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
@@ -309,18 +279,116 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    {len(chips.y)} 'none' patches proposed on {args.tables} synthetic tables with chips", flush=True)
         parts.append(chips)
     if args.rows > 0:
-        rows = row_negatives([d for d in decks if d.name not in HELD_OUT], args.rows, rng)
+        rows = row_negatives([d for d in load_all(verbose=False) if d.name in train_names], args.rows, rng)
         print(f"    {len(rows.y)} 'none' patches proposed across rows of cards on {args.rows} synthetic tables",
               flush=True)
         parts.append(rows)
-    train = Patches.concat(parts)
+
+    def report(net: object) -> str:
+        acc = combined_accuracy(predict(net, valid_tl.x), predict(net, valid_br.x), valid_tl.y)
+        return f"{acc['top_left']:.3f} (both corners {acc['both']:.3f})"
+
+    return Patches.concat(parts), held, valid_tl, report
+
+
+def face_data(args: argparse.Namespace, train_names: list[str], held_names: list[str],
+              t0: float) -> tuple[Patches, Patches, Patches, Callable[[object], str]]:
+    """The face reader's training, held-out and valid patches, and its valid report (steps 2 and 3)."""
+    from models.faces import picture_negatives, real_faces, rendered_tables
+
+    print(f"2/5 synthetic faces ({time.time() - t0:.0f}s)", flush=True)
+    saved = CACHE / f"faces-{args.per_face}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
+    if saved.exists():
+        with np.load(saved) as z:
+            train, held = Patches(z["x"], z["y"]), Patches(z["hx"], z["hy"])
+        print(f"    reusing {saved.name}", flush=True)
+    else:
+        jobs = [(train_names, args.seed + i, max(1, args.per_face // args.workers), args.negatives // args.workers, True)
+                for i in range(args.workers)]
+        parts = _in_workers(_synth_worker, jobs)
+        train = Patches.concat([Patches(x, y) for x, y in parts])
+        held = (Patches(*_synth_worker((held_names, 10_000, 2, 300, True))) if held_names else Patches.concat([]))
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(saved, x=train.x, y=train.y, hx=held.x, hy=held.y)
+
+    print(f"3/5 photo faces ({time.time() - t0:.0f}s)", flush=True)
+    rng = np.random.default_rng(args.seed)
+    photos = read_labelled(args.data / "train")
+    inside = photos_inside(photos, workers=args.workers)
+    parts = [train, real_faces(photos, rng, copies=args.real_copies, inside=inside)]
+    if args.scenes.is_dir():
+        pictures = picture_negatives(args.scenes, rng)
+        print(f"    {len(pictures.y)} 'none' faces from whole photos of {args.scenes}", flush=True)
+        parts.append(pictures)
+    if args.tables > 0:
+        tables = rendered_tables(args.tables, rng)
+        print(f"    {len(tables.y)} 'none' faces from whole synthetic tables", flush=True)
+        parts.append(tables)
+    valid = real_faces(read_labelled(args.data / "valid"), None)
+
+    def report(net: object) -> str:
+        return f"{(predict(net, valid.x).argmax(1) == valid.y).mean():.3f}"
+
+    return Patches.concat(parts), held, valid, report
+
+
+def _channels(text: str) -> tuple[int, int, int, int]:
+    parts = text.split(",")
+    if len(parts) != 4 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"four positive widths separated by commas, got {text!r}")
+    a, b, c, d = (int(p) for p in parts)
+    return a, b, c, d
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--per-code", type=int, default=300, help="synthetic top-left corners per card code")
+    parser.add_argument("--negatives", type=int, default=6000, help="synthetic 'none' patches")
+    parser.add_argument("--real-copies", type=int, default=2, help="jittered copies of each photo corner")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--reader", choices=("corners", "faces"), default="corners",
+                        help="train the corner reader (models/cards.onnx) or the face reader (models/faces.onnx)")
+    parser.add_argument("--per-face", type=int, default=10,
+                        help="synthetic patches of each face of each deck (face reader)")
+    parser.add_argument("--output", type=Path, default=None, help="where to export (default: the reader's model)")
+    parser.add_argument("--init", type=Path, default=None,
+                        help="start from these weights: a .pt of models/cache (last.pt is saved by every run), "
+                             "or an exported .onnx such as the shipped models/cards.onnx (widened to --channels, "
+                             "its batch norms then frozen)")
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--channels", type=_channels, default=(16, 32, 64, 96),
+                        help="the four convolution widths (default 16,32,64,96; the classifier's time grows with them)")
+    parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
+    parser.add_argument("--scenes", type=Path, default=SCENES,
+                        help="boxed photos of cards on clutter, mined for 'none' patches (skipped if missing)")
+    parser.add_argument("--tables", type=int, default=200,
+                        help="synthetic tables with chips, mined for 'none' patches the same way (0: none)")
+    parser.add_argument("--rows", type=int, default=200,
+                        help="synthetic tables with rows of played cards, mined for 'none' patches (0: none)")
+    args = parser.parse_args(argv)
+
+    import torch
+    from torch import nn
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.workers)
+    t0 = time.time()
+    faces = args.reader == "faces"
+    print("1/5 rasterising decks", flush=True)
+    decks = load_all(faces=faces)
+    train_names = [d.name for d in decks if d.name not in HELD_OUT]
+    held_names = [d.name for d in decks if d.name in HELD_OUT]
+    print(f"    training decks: {', '.join(train_names)}\n    held out: {', '.join(held_names)}", flush=True)
+    train, held, valid, report = (face_data if faces else corner_data)(args, train_names, held_names, t0)
     counts = np.bincount(train.y, minlength=len(CLASSES))
     print(f"    {len(train.y)} training patches ({counts[-1]} none, {counts[:-1].min()}-{counts[:-1].max()} "
-          f"per card); {len(held.y)} held-out synthetic; {len(valid_tl.y)} valid photos",
+          f"per card); {len(held.y)} held-out synthetic; {len(valid.y)} valid photos",
           flush=True)
 
     print(f"4/5 training ({time.time() - t0:.0f}s)", flush=True)
-    net = build_net(args.channels)
+    net = build_net(args.channels, FACE_SHAPE if faces else PATCH_SHAPE)
     frozen = args.init is not None and args.init.suffix == ".onnx"
     if frozen:
         load_shipped(net, args.init)
@@ -360,18 +428,17 @@ def main(argv: list[str] | None = None) -> int:
         line = f"    epoch {epoch + 1}/{args.epochs}: loss {total_loss / seen:.3f}, train {correct / seen:.3f}"
         if len(held.y):
             line += f", held-out decks {(predict(net, held.x).argmax(1) == held.y).mean():.3f}"
-        acc = combined_accuracy(predict(net, valid_tl.x), predict(net, valid_br.x), valid_tl.y)
-        line += f", valid photos {acc['top_left']:.3f} (both corners {acc['both']:.3f}) [{time.time() - t0:.0f}s]"
-        print(line, flush=True)
-        torch.save(net.state_dict(), CACHE / "last.pt")  # a run cut short still leaves its weights
+        print(f"{line}, valid photos {report(net)} [{time.time() - t0:.0f}s]", flush=True)
+        torch.save(net.state_dict(), CACHE / f"last-{args.reader}.pt")  # a run cut short still leaves its weights
 
-    print(f"5/5 exporting {args.output} ({time.time() - t0:.0f}s)", flush=True)
-    export(net, args.output, valid_tl.x)
-    from vision.classifier import CardClassifier
+    output = args.output or (FACE_OUTPUT if faces else OUTPUT)
+    print(f"5/5 exporting {output} ({time.time() - t0:.0f}s)", flush=True)
+    export(net, output, valid.x, box=FACE_BOX if faces else CORNER_BOX)
+    from vision.classifier import CardClassifier, FaceReader
 
-    check = CardClassifier(args.output).classify(valid_tl.x[:64])
-    diff = float(np.abs(check - predict(net, valid_tl.x[:64])).max())
-    print(f"    onnxruntime vs torch max difference {diff:.2e}; {args.output.stat().st_size / 1024:.0f} KiB; "
+    check = (FaceReader if faces else CardClassifier)(output).classify(valid.x[:64])
+    diff = float(np.abs(check - predict(net, valid.x[:64])).max())
+    print(f"    onnxruntime vs torch max difference {diff:.2e}; {output.stat().st_size / 1024:.0f} KiB; "
           f"done in {time.time() - t0:.0f}s", flush=True)
     return 0 if diff < 1e-3 else 1
 

@@ -140,6 +140,9 @@ def _run_of(root: Path | None, model: Path | None, *, detector_only: bool) -> Ca
             classifier = classifier_module.CardClassifier(model, threads=1)
         except classifier_module.ModelError as exc:   # the other checkout's own class
             raise ModelError(str(exc)) from exc
+        if hasattr(classifier_module, "FaceReader"):   # checkouts before session 15 read corners only
+            faces = classifier_module.FaceReader(threads=1)
+            return recognizer_module.Recognizer(classifier=classifier, faces=faces).detect
         return recognizer_module.Recognizer(classifier=classifier).detect
     finally:
         if root is not None:

@@ -98,12 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown condition(s) {', '.join(unknown)}; choose from {', '.join(CONDITIONS)}")
 
-    from vision.classifier import CardClassifier
     from vision.recognizer import Recognizer
 
     try:
         labels = read_labels(args.folder)
-        recognizer = Recognizer(classifier=CardClassifier())
+        recognizer = Recognizer()
     except (LabelsError, ValueError) as exc:
         print(f"eval_conditions: {exc}", file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-"""The shipped card model, read through extract_patch on frames drawn by vision.render."""
+"""The shipped card models (corner and face readers), read through extract_patch on frames drawn by vision.render."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from companion.cards import ALL_CODES
-from vision.classifier import (CARD_SIZE, CLASSES, PATCH_SHAPE, CardClassifier, ModelError, PatchError,
-                               corner_to_card, extract_patch, extract_patches, rotate_180)
+from vision.classifier import (CARD_SIZE, CLASSES, FACE_BOX, FACE_SHAPE, PATCH_SHAPE, CardClassifier, FaceReader,
+                               ModelError, PatchError, corner_to_card, extract_patch, extract_patches, rotate_180)
 from vision.render import PlacedCard, render_scene, table_background
 
 CARD_CORNERS = np.array([[0, 0], [CARD_SIZE[0], 0], [CARD_SIZE[0], CARD_SIZE[1]], [0, CARD_SIZE[1]]],
@@ -145,3 +145,47 @@ def test_extract_patch_refuses_bad_input():
         extract_patch(np.zeros((100, 100), np.uint8), np.eye(3))
     with pytest.raises(PatchError):
         extract_patch(frame.astype(np.float32), np.eye(3))
+
+
+@pytest.fixture(scope="module")
+def faces() -> FaceReader:
+    return FaceReader()
+
+
+def test_the_face_reader_reads_whole_faces_either_way_up(faces):
+    """The shipped face reader names rendered cards from their whole face, upright or turned half round,
+    and calls a bare table and a card's back ``none``."""
+    frame, outlines = _grid_scene(list(ALL_CODES[:52]), seed=4, width=130, style="felt")
+    mats = [homography(o) for o in outlines]
+    upright = faces.classify(extract_patches(frame, mats, box=FACE_BOX, shape=FACE_SHAPE))
+    turned = faces.classify(extract_patches(frame, [rotate_180(m) for m in mats], box=FACE_BOX, shape=FACE_SHAPE))
+    assert upright.shape == (52, len(CLASSES))
+    expected = np.arange(52)
+    assert (upright.argmax(1) == expected).mean() >= 0.9 and (turned.argmax(1) == expected).mean() >= 0.9
+    bare = table_background((640, 480), style="wood", seed=7)
+    back, (outline,) = render_scene([PlacedCard("AS", (320, 240), 10, 200, face_up=False)], size=(640, 480))
+    probs = faces.classify(np.stack([extract_patches(bare, [np.array([[1.0, 0, 150], [0, 1.0, 50], [0, 0, 1]])],
+                                                     box=FACE_BOX, shape=FACE_SHAPE)[0],
+                                     extract_patches(back, [homography(outline)], box=FACE_BOX, shape=FACE_SHAPE)[0]]))
+    assert (probs.argmax(1) == NONE).all(), probs.max(1)
+
+
+def test_each_reader_takes_only_its_own_patches(faces):
+    """The corner model is no face reader, nor the face model a corner reader: their input shapes differ."""
+    with pytest.raises(ModelError, match="takes input"):
+        FaceReader(CardClassifier.default_path)
+    with pytest.raises(ModelError, match="takes input"):
+        CardClassifier(FaceReader.default_path)
+    with pytest.raises(PatchError, match=r"\(N, 70, 50, 3\)"):
+        faces.classify(np.zeros((1,) + PATCH_SHAPE + (3,), np.uint8))
+    assert repr(faces).startswith("FaceReader(")
+
+
+def test_extract_patches_cuts_any_box_of_the_card():
+    """The face box is the whole card: a card drawn at 0.2 px per unit fills the face patch exactly."""
+    frame = np.zeros((200, 200, 3), np.uint8)
+    frame[20:90, 30:80] = 255                       # the card: 50 x 70 px from (30, 20)
+    card = np.array([[0.2, 0, 30 - 0.5 + 0.1], [0, 0.2, 20 - 0.5 + 0.1], [0, 0, 1.0]])
+    patch = extract_patches(frame, [card], box=FACE_BOX, shape=FACE_SHAPE)[0]
+    assert patch.shape == FACE_SHAPE + (3,) and patch.min() > 200
+    assert np.array_equal(corner_to_card(FACE_BOX, FACE_SHAPE) @ [0, 0, 1], [2.5, 2.5, 1])

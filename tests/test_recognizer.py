@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from vision import _detect
-from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, extract_patch, rotate_180
+from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, FaceReader, extract_patch, rotate_180
 from vision.detection import Detection
 from vision.recognizer import FrameError, Recognizer, _Candidate, _Looks, _NoCards, annotate
 from vision.render import PlacedCard, card_face, render_scene, table_background
@@ -868,3 +868,58 @@ def test_a_row_of_three_among_stacks_is_read_at_the_cards_width(recognizer: Reco
                             noise=4)
     found = {d.code for d in recognizer.detect(frame)}
     assert {"3H", "4H", "5H", "4S"} <= found   # before: none
+
+
+class FixedFace:
+    """A face reader double: reads every face as ``code`` (or ``none``) with probability ``p``; counts its reads."""
+
+    def __init__(self, code: str, p: float = 0.95) -> None:
+        self.probs = np.full(len(CLASSES), (1 - p) / (len(CLASSES) - 1), np.float32)
+        self.probs[CLASSES.index(code)] = p
+        self.read = 0
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        assert patches.shape[1:] == FACE_SHAPE + (3,)
+        self.read += len(patches)
+        return np.tile(self.probs, (len(patches), 1))
+
+
+def _blank_corners(face: np.ndarray) -> np.ndarray:
+    """The card with both index corners painted over in its paper's white: a rank printed elsewhere."""
+    out = face.copy()
+    h, w = out.shape[:2]
+    box = (slice(0, int(0.36 * h)), slice(0, int(0.34 * w)))
+    out[box] = out[h // 2, 2]
+    out[::-1, ::-1][box] = out[h // 2, 2]
+    return out
+
+
+def test_a_card_seen_whole_is_read_by_its_face_too() -> None:
+    """A close-up whose index corners say nothing is read by its face; the face adds to what the
+    corners read; a face read as ``none`` changes nothing."""
+    square = cv2.resize(_blank_corners(card_face("7H")), (224, 224), interpolation=cv2.INTER_AREA)
+    assert Recognizer(classifier=TemplateClassifier(), read_again=False).detect(square) == []
+    assert codes(Recognizer(classifier=TemplateClassifier(), faces=FixedFace("7H"), read_again=False).detect(square)) \
+        == ["7H"]
+    unsure = FixedFace("7H", p=0.5)   # a face alone must be read surely
+    assert Recognizer(classifier=TemplateClassifier(), faces=unsure, read_again=False).detect(square) == []
+    whole = cv2.resize(card_face("QD"), (224, 224), interpolation=cv2.INTER_AREA)
+    for face in (FixedFace("none"), FixedFace("QD")):
+        (found,) = Recognizer(classifier=TemplateClassifier(), faces=face, read_again=False).detect(whole)
+        assert found.code == "QD" and face.read > 0
+
+
+def test_the_face_is_read_only_for_a_card_seen_whole() -> None:
+    """Cards on a table lie under and over each other: only a card filling the picture is read by its face."""
+    face = FixedFace("2C")
+    frame, _ = render_scene([PlacedCard("4C", (400, 360), 0, 90), PlacedCard("9D", (700, 300), 30, 90)],
+                            background="wood", noise=2)
+    rec = Recognizer(classifier=TemplateClassifier(), faces=face, read_again=False)
+    assert codes(rec.detect(frame)) == ["4C", "9D"] and face.read == 0
+
+
+def test_the_shipped_readers_go_together() -> None:
+    """The default recogniser reads faces with the shipped face reader; beside another classifier it reads
+    none unless given one."""
+    assert isinstance(Recognizer().faces, FaceReader)
+    assert Recognizer(classifier=TemplateClassifier()).faces is None

@@ -12,7 +12,7 @@ import pytest
 from models.data import NONE, scene_negatives
 from models.decks import Deck
 from models.train import _channels
-from vision.classifier import CORNER_BOX, PATCH_SHAPE, extract_patch, rotate_180
+from vision.classifier import CLASSES, CORNER_BOX, FACE_SHAPE, PATCH_SHAPE, extract_patch, rotate_180
 from vision.render import PlacedCard, render_scene
 
 _XML = """<annotation><size><width>{w}</width><height>{h}</height></size>
@@ -176,3 +176,50 @@ def test_a_photo_of_a_card_inside_the_picture_is_cut_at_the_card(tmp_path: Path)
     # Labelled as another card, the held photo is taken whole.
     (tmp_path / "labels.csv").write_text("image,cards\nheld.png,7D\n")
     assert found_inside(read_labelled(tmp_path), Recognizer()) == {}
+
+
+def test_face_patches_are_whole_faces_either_way_up_or_none() -> None:
+    """Synthetic faces: every face of every deck at the face reader's shape, labelled with its code
+    unless covered; the negatives all ``none``."""
+    from models.faces import FaceSynth
+
+    deck = _shipped_deck()
+    patches = FaceSynth([deck], seed=3).make(4, 10)
+    assert patches.x.shape[1:] == FACE_SHAPE + (3,) and patches.x.dtype == np.uint8
+    labels = [CLASSES[i] for i in patches.y.tolist()]
+    assert labels[-10:] == ["none"] * 10
+    assert set(labels[:-10]) <= set(deck.faces) | {"none"} and len(set(labels[:-10]) - {"none"}) == len(deck.faces)
+
+
+def test_real_faces_are_the_whole_photo_or_the_card_found_inside(tmp_path: Path) -> None:
+    from models.data import CARD_CORNERS, read_labelled
+    from models.faces import face_patches, real_faces
+
+    whole, _ = render_scene([PlacedCard("KS", (125, 175), 0, 250)], size=(250, 350), background="felt")
+    cv2.imwrite(str(tmp_path / "whole.png"), whole)
+    held, _ = render_scene([PlacedCard("7H", (330, 260), 25, 190)], size=(640, 520), background="dark_wood")
+    cv2.imwrite(str(tmp_path / "held.png"), held)
+    (tmp_path / "labels.csv").write_text("image,cards\nwhole.png,KS\nheld.png,7H\n")
+    items = read_labelled(tmp_path)
+    card = cv2.getPerspectiveTransform(CARD_CORNERS, PlacedCard("7H", (330, 260), 25, 190).outline())
+    plain = real_faces(items, None, inside={tmp_path / "held.png": card})
+    assert [CLASSES[i] for i in plain.y] == ["KS", "7H"]
+    assert np.abs(plain.x[1].astype(int) - face_patches(held, [card])[0].astype(int)).mean() < 1
+    assert np.abs(plain.x[0].astype(int) - cv2.resize(whole, FACE_SHAPE[::-1], interpolation=cv2.INTER_AREA)
+                  .astype(int)).mean() < 12
+    varied = real_faces(items, np.random.default_rng(0), copies=3)
+    assert len(varied.y) == 6 and varied.x.shape[1:] == FACE_SHAPE + (3,)
+
+
+def test_whole_photos_of_tables_are_none_faces_unless_a_card_fills_them(tmp_path: Path) -> None:
+    from models.faces import picture_negatives, rendered_tables
+
+    table, _ = render_scene([PlacedCard("TD", (200, 240), 10, 110)], size=(640, 480), background="wood")
+    _write(tmp_path, "table", table, (140, 160, 260, 320))
+    close, _ = render_scene([PlacedCard("4S", (320, 240), 0, 300)], size=(640, 480), background="felt")
+    _write(tmp_path, "close", close, (100, 20, 540, 460))
+    negatives = picture_negatives(tmp_path, np.random.default_rng(0), copies=2)
+    assert len(negatives.y) == 2 and set(negatives.y.tolist()) == {NONE}
+    assert negatives.x.shape[1:] == FACE_SHAPE + (3,)
+    tables = rendered_tables(3, np.random.default_rng(1))
+    assert len(tables.y) == 3 and set(tables.y.tolist()) == {NONE}

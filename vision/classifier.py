@@ -51,6 +51,7 @@ CLASSES: tuple[str, ...] = ALL_CODES + ("none",)
 """The model's outputs in order: the 53 card codes, then ``"none"``."""
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
+DEFAULT_FACE_MODEL = DEFAULT_MODEL.with_name("faces.onnx")
 
 _MAX_SUPERSAMPLE = 6
 
@@ -63,14 +64,22 @@ class PatchError(ValueError):
     """A frame, homography or patch batch that the classifier cannot use."""
 
 
-def corner_to_card() -> np.ndarray:
+FACE_BOX: tuple[int, int, int, int] = (0, 0) + CARD_SIZE
+"""The whole card in card units: what :class:`FaceReader` reads."""
+
+FACE_SHAPE: tuple[int, int] = (70, 50)
+"""(height, width) in pixels of the face reader's input: 0.2 px per card unit, pips 6 to 8 px wide,
+enough to count them and tell red from black."""
+
+
+def corner_to_card(box: tuple[int, int, int, int] = CORNER_BOX, shape: tuple[int, int] = PATCH_SHAPE) -> np.ndarray:
     """The affine map from patch pixel coordinates to card units (3x3).
 
-    Patch pixel ``(u, v)`` is the centre of a cell of the corner box, so the
-    patch covers exactly ``CORNER_BOX`` however large it is drawn.
+    Patch pixel ``(u, v)`` is the centre of a cell of ``box``, so the
+    patch covers exactly that box however large it is drawn.
     """
-    x0, y0, x1, y1 = CORNER_BOX
-    h, w = PATCH_SHAPE
+    x0, y0, x1, y1 = box
+    h, w = shape
     kx, ky = (x1 - x0) / w, (y1 - y0) / h
     return np.array([[kx, 0.0, x0 + 0.5 * kx], [0.0, ky, y0 + 0.5 * ky], [0.0, 0.0, 1.0]])
 
@@ -117,19 +126,22 @@ def extract_patch(frame_bgr: np.ndarray, card_to_frame: np.ndarray) -> np.ndarra
     return extract_patches(frame_bgr, [card_to_frame])[0]
 
 
-def extract_patches(frame_bgr: np.ndarray, cards_to_frame: Sequence[np.ndarray]) -> np.ndarray:
-    """:func:`extract_patch` for many cards of one frame: ``(N, *PATCH_SHAPE, 3)`` uint8.
+def extract_patches(frame_bgr: np.ndarray, cards_to_frame: Sequence[np.ndarray], *,
+                    box: tuple[int, int, int, int] = CORNER_BOX, shape: tuple[int, int] = PATCH_SHAPE) -> np.ndarray:
+    """:func:`extract_patch` for many cards of one frame: ``(N, *shape, 3)`` uint8.
 
     The same patches, checked and mapped all at once: the recogniser reads
     some sixty corners a frame, and per-patch checks cost a third as much as
-    the warps themselves.
+    the warps themselves.  ``box`` and ``shape`` name another part of the
+    card and its patch size (``FACE_BOX`` and ``FACE_SHAPE`` for the face reader).
     """
     _check_frame(frame_bgr)
-    h, w = PATCH_SHAPE
+    h, w = shape
     out = np.empty((len(cards_to_frame), h, w, 3), np.uint8)
     if not len(cards_to_frame):
         return out
-    patches_to_frame = _checked_homographies(cards_to_frame) @ _CORNER_TO_CARD
+    to_card = _CORNER_TO_CARD if (box, shape) == (CORNER_BOX, PATCH_SHAPE) else corner_to_card(box, shape)
+    patches_to_frame = _checked_homographies(cards_to_frame) @ to_card
     u, v = (w - 1) / 2, (h - 1) / 2
     for patch, patch_to_frame, ((a, b, c), (d, e, f), (g, i, j)) in zip(out, patches_to_frame,
                                                                       patches_to_frame.tolist()):
@@ -174,10 +186,15 @@ class CardClassifier:
     the Pi's other cores serve the camera and the web view.
     """
 
+    default_path: Path = DEFAULT_MODEL
+    """The shipped model this kind of classifier loads when no path is given."""
+    shape: tuple[int, int] = PATCH_SHAPE
+    """(height, width) of the patches it reads (cut by ``extract_patches``)."""
+
     def __init__(self, path: str | Path | None = None, *, threads: int = 1) -> None:
         import onnxruntime as ort
 
-        self.path = Path(path) if path is not None else DEFAULT_MODEL
+        self.path = Path(path) if path is not None else self.default_path
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
         if not self.path.is_file():
@@ -195,9 +212,9 @@ class CardClassifier:
         if len(inputs) != 1 or len(outputs) != 1:
             raise ModelError(f"{self.path} is not a card classifier: expected one input and one output")
         shape = inputs[0].shape
-        if len(shape) != 4 or tuple(shape[1:]) != PATCH_SHAPE + (3,):
-            raise ModelError(f"{self.path} takes input {shape}, expected (N, {PATCH_SHAPE[0]}, "
-                             f"{PATCH_SHAPE[1]}, 3)")
+        if len(shape) != 4 or tuple(shape[1:]) != self.shape + (3,):
+            raise ModelError(f"{self.path} takes input {shape}, expected (N, {self.shape[0]}, "
+                             f"{self.shape[1]}, 3)")
         meta = self._session.get_modelmeta().custom_metadata_map
         classes = tuple(meta.get("classes", "").split())
         if classes != CLASSES:
@@ -209,8 +226,8 @@ class CardClassifier:
         """Probabilities ``(N, len(CLASSES))`` for ``(N, *PATCH_SHAPE, 3)`` uint8 BGR patches."""
         if not isinstance(patches, np.ndarray) or patches.dtype != np.uint8:
             raise PatchError("patches must be a uint8 numpy array from extract_patch")
-        if patches.ndim != 4 or patches.shape[1:] != PATCH_SHAPE + (3,):
-            raise PatchError(f"patches must have shape (N, {PATCH_SHAPE[0]}, {PATCH_SHAPE[1]}, 3), "
+        if patches.ndim != 4 or patches.shape[1:] != self.shape + (3,):
+            raise PatchError(f"patches must have shape (N, {self.shape[0]}, {self.shape[1]}, 3), "
                              f"got {patches.shape}")
         if len(patches) == 0:
             return np.zeros((0, len(CLASSES)), np.float32)
@@ -218,4 +235,18 @@ class CardClassifier:
         return probs
 
     def __repr__(self) -> str:
-        return f"CardClassifier({str(self.path)!r})"
+        return f"{type(self).__name__}({str(self.path)!r})"
+
+
+class FaceReader(CardClassifier):
+    """The whole-face CNN: the same kind of model, reading the card's whole face.
+
+    A second opinion for a card seen whole: its pips can be counted and its
+    court figure seen where the index corner is printed somewhere the corner
+    reader does not look (a rank top right only), faint on textured stock, or
+    in a font no training deck has.  Its ``none`` covers a face it cannot read:
+    covered, a card's back, the table, a box astride a card's edge.
+    """
+
+    default_path = DEFAULT_FACE_MODEL
+    shape = FACE_SHAPE

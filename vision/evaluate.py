@@ -197,17 +197,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", type=Path, help="a labelled image folder (spec/LABELS.md)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards.onnx)")
+    faces = parser.add_mutually_exclusive_group()
+    faces.add_argument("--faces", type=Path, default=None,
+                       help="face model for cards seen whole (default: models/faces.onnx)")
+    faces.add_argument("--no-faces", action="store_true", help="read cards seen whole by their corners alone")
     parser.add_argument("--min-confidence", type=float, default=None,
                         help="report cards at or above this probability (default: the recogniser's)")
 
 
 def make_recognizer(args: argparse.Namespace) -> Any:
     """The recogniser the live companion uses, with the model and threshold from the command line."""
-    from vision.classifier import CardClassifier
+    from vision.classifier import CardClassifier, FaceReader
     from vision.recognizer import Recognizer
 
     options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
-    return Recognizer(classifier=CardClassifier(args.model), **options)
+    faces = None if args.no_faces else FaceReader(args.faces)
+    return Recognizer(classifier=CardClassifier(args.model), faces=faces, **options)
 
 
 def run(args: argparse.Namespace) -> int:

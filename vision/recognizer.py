@@ -26,7 +26,8 @@ import cv2
 import numpy as np
 
 from vision import _detect
-from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, extract_patches, rotate_180
+from vision.classifier import (CARD_SIZE, CLASSES, FACE_BOX, FACE_SHAPE, CardClassifier, FaceReader, extract_patches,
+                               rotate_180)
 from vision.detection import Detection
 
 _NONE = len(CLASSES) - 1
@@ -36,6 +37,9 @@ _DECISIVE = 0.97
 """A corner read with this probability is not checked against the opposite one."""
 _AGREED = 0.75
 """... and read alike from both corners this sure to outrank the cards read by their own corners."""
+_FACE_SURE = 0.8
+"""A face read less surely than this adds nothing: unsure reads of a face and two corners, multiplied,
+can agree on a card that none of them named first."""
 _CODES = CLASSES[:_NONE]
 _JOKER = _CODES.index("JK")
 _JOKER_CONFIDENCE = 0.9
@@ -108,8 +112,8 @@ class _Candidate:
     card_to_frame: np.ndarray
     centre: np.ndarray
     width: float
-    corners: int               # index corners read (1 or 2)
-    agreed: bool               # both read, as the same card
+    reads: int                 # index corners and face read (1 to 3)
+    agreed: bool               # two of them read as the same card
     read_at: tuple[tuple[float, float], ...]   # where in the frame the corners that read this code lie
 
 
@@ -140,16 +144,21 @@ class Recognizer:
     places a pixel aside and the reads averaged, which drops most chance
     likenesses in clutter, for about a tenth more time at fifteen cards
     (turn it off for a classifier that reads an index only where it lies
-    exactly, such as a template matcher).
+    exactly, such as a template matcher).  ``faces`` reads the whole face
+    of a card seen whole (a close-up, a photo of one card) as a third
+    opinion beside its two corners; it defaults to the shipped face reader
+    when ``classifier`` is the shipped corner reader too, and to none beside
+    any other classifier (a test double's reads stay its own).
     """
 
-    def __init__(self, *, classifier: Classifier | None = None, min_confidence: float = 0.6,
-                 work_size: int = 960, read_again: bool = True) -> None:
+    def __init__(self, *, classifier: Classifier | None = None, faces: Classifier | None = None,
+                 min_confidence: float = 0.6, work_size: int = 960, read_again: bool = True) -> None:
         if not 0.0 <= min_confidence <= 1.0:
             raise ValueError(f"min_confidence must be within [0, 1], got {min_confidence!r}")
         if not isinstance(work_size, int) or work_size < 320:
             raise ValueError(f"work_size must be an int of at least 320 pixels, got {work_size!r}")
         self.classifier: Classifier = classifier if classifier is not None else CardClassifier()
+        self.faces: Classifier | None = faces if faces is not None or classifier is not None else FaceReader()
         self.min_confidence = float(min_confidence)
         self.work_size = work_size
         self.read_again = bool(read_again)
@@ -181,7 +190,7 @@ class Recognizer:
             # fairly surely; or read (one of them surely) and no card seen by its own corners read
             # more surely (a table's picture can have cards at its corners).
             # Nothing else fits then.
-            best = max(whole, key=lambda c: (c.agreed, c.corners, c.confidence))
+            best = max(whole, key=lambda c: (c.agreed, c.reads, c.confidence))
             if best.agreed and best.confidence >= _AGREED or all(c.confidence <= best.confidence for c in candidates):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates)
@@ -221,13 +230,22 @@ class Recognizer:
         if second:
             other[second] = self._read(frame, [rotate_180(mats[keep[k]]) for k in second])
         px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
-        combined = [self._combine(own[i], other[k], mats[i], hyps[i].width * px) for k, i in enumerate(keep)]
+        # A card seen whole is read by its face too (nothing lies over it).
+        seen_whole = [k for k, i in enumerate(keep) if hyps[i].corner < 0] if self.faces is not None else []
+        face: list[np.ndarray | None] = [None] * len(keep)
+        if seen_whole:
+            read = self.faces.classify(extract_patches(frame, [mats[keep[k]] for k in seen_whole],
+                                                       box=FACE_BOX, shape=FACE_SHAPE))
+            for k, p in zip(seen_whole, read):
+                face[k] = p if float(p[:_NONE].max()) >= _FACE_SURE else None
+        combined = [self._combine(own[i], other[k], mats[i], hyps[i].width * px, face[k])
+                    for k, i in enumerate(keep)]
         unsure = [(k, i) for k, i in enumerate(keep) if self.read_again and (c := combined[k]) is not None
                   and _UNSURE[0] <= c.confidence < _UNSURE[1]]
         if unsure:
             own, other = self._read_again(frame, mats, own, other, unsure, set(second))
             for k, i in unsure:
-                combined[k] = self._combine(own[i], other[k], mats[i], hyps[i].width * px)
+                combined[k] = self._combine(own[i], other[k], mats[i], hyps[i].width * px, face[k])
         candidates, whole = [], []
         for k, i in enumerate(keep):
             c = combined[k]
@@ -238,7 +256,7 @@ class Recognizer:
             if hyps[i].corner >= 0:
                 if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
                     candidates.append(c)
-            elif c.corners == 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
+            elif c.reads >= 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
                 whole.append(c)
         return candidates, whole
 
@@ -364,14 +382,16 @@ class Recognizer:
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
     @staticmethod
-    def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float) -> _Candidate | None:
-        """One card's verdict from its two index corners.
+    def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float,
+                 face: np.ndarray | None = None) -> _Candidate | None:
+        """One card's verdict from its two index corners, and its face where that was read.
 
-        A corner the classifier calls ``none`` (covered, or off the picture)
-        adds nothing; where both are read, their distributions multiply, so a
-        7 that one corner confuses with a 1 is settled by the other.
+        A read of ``none`` (a covered corner, one off the picture, a face the
+        face reader cannot make out) adds nothing; the others' distributions
+        multiply, so a 7 that one corner confuses with a 1 is settled by the
+        other, and a corner printed where no corner reader looks by the pips.
         """
-        read = [p for p in (own, other) if p[_NONE] < 0.5]
+        read = [p for p in (own, other, face) if p is not None and p[_NONE] < 0.5]
         if not read:
             return None
         q = np.ones(_NONE)
@@ -384,7 +404,7 @@ class Recognizer:
         seen = 1.0 - min(float(p[_NONE]) for p in read)
         top = int(np.argmax(q))
         centre = (card_to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))
-        agreed = len(read) == 2 and int(np.argmax(own[:_NONE])) == int(np.argmax(other[:_NONE])) == top
+        agreed = sum(int(np.argmax(p[:_NONE])) == top for p in read) >= 2
         # The corners that vouch for the verdict (a covered corner's read of the covering card does not).
         at = card_to_frame @ np.array([[0.0, CARD_SIZE[0]], [0.0, CARD_SIZE[1]], [1.0, 1.0]])
         read_at = tuple((float(at[0, i] / at[2, i]), float(at[1, i] / at[2, i])) for i, p in enumerate((own, other))
