@@ -9,9 +9,10 @@ rasterised with cairosvg (pure Python over libcairo, so a dev machine needs no
 extra Debian package) and cached under ``models/cache/faces/DECK/CODE.png``,
 each face upright with its alpha channel, ``FACE_HEIGHT`` pixels tall.
 
-Only decks with English indices (A K Q J 10) are used: the companion reads
-the index, and a French ``R D V`` or German ``K O U`` index would teach the
-model wrong labels.
+Only decks with English indices (A K Q J 10) teach the corner reader: it
+reads the index, and a French ``R D V`` or German ``K O U`` index would teach
+it wrong labels.  The face reader reads pips and court figures, so it also
+learns from ``FACE_ONLY_DECKS``.
 """
 
 from __future__ import annotations

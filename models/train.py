@@ -38,6 +38,8 @@ DATA = ROOT.parent.parent / "shared" / "data" / "card-crops"
 SCENES = ROOT.parent.parent / "shared" / "data" / "scene-photos" / "train"
 OUTPUT = ROOT / "cards.onnx"
 FACE_OUTPUT = ROOT / "faces.onnx"
+FACE_POOLS = 4
+"""The face network halves its grid once more before the dense layer: a face is larger than a corner."""
 CACHE = ROOT / "cache"
 T = TypeVar("T")
 R = TypeVar("R")
@@ -98,7 +100,7 @@ def photos_inside(items: list[tuple[Path, str]], *, workers: int) -> dict[Path, 
 
 
 def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96),  # noqa: ANN201 - torch is training-only
-              shape: tuple[int, int] = PATCH_SHAPE):
+              shape: tuple[int, int] = PATCH_SHAPE, *, pools: int = 3):
     import torch
     from torch import nn
 
@@ -118,8 +120,9 @@ def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96),  # noqa: A
             a, b, c, d = channels
             self.features = nn.Sequential(
                 *block(3, a), nn.MaxPool2d(2), *block(a, b), nn.MaxPool2d(2),
-                *block(b, c), nn.MaxPool2d(2), *block(c, d))
-            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * (h // 8) * (w // 8), 128),
+                *block(b, c), nn.MaxPool2d(2), *block(c, d), *[nn.MaxPool2d(2)] * (pools - 3))
+            cells = (h // 2 ** pools) * (w // 2 ** pools)
+            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * cells, 128),
                                       nn.ReLU(inplace=True), nn.Linear(128, len(CLASSES)))
 
         def logits(self, x: torch.Tensor) -> torch.Tensor:
@@ -297,7 +300,7 @@ def face_data(args: argparse.Namespace, train_names: list[str], held_names: list
     from models.faces import picture_negatives, real_faces, rendered_tables
 
     print(f"2/5 synthetic faces ({time.time() - t0:.0f}s)", flush=True)
-    saved = CACHE / f"faces-{args.per_face}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
+    saved = CACHE / f"faces-{'x'.join(map(str, FACE_SHAPE))}-{args.per_face}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
     if saved.exists():
         with np.load(saved) as z:
             train, held = Patches(z["x"], z["y"]), Patches(z["hx"], z["hy"])
@@ -388,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
 
     print(f"4/5 training ({time.time() - t0:.0f}s)", flush=True)
-    net = build_net(args.channels, FACE_SHAPE if faces else PATCH_SHAPE)
+    net = build_net(args.channels, FACE_SHAPE if faces else PATCH_SHAPE, pools=FACE_POOLS if faces else 3)
     frozen = args.init is not None and args.init.suffix == ".onnx"
     if frozen:
         load_shipped(net, args.init)

@@ -138,12 +138,12 @@ def _run_of(root: Path | None, model: Path | None, *, detector_only: bool) -> Ca
             return recognizer_module.Recognizer(classifier=recognizer_module._NoCards()).propose
         try:
             classifier = classifier_module.CardClassifier(model, threads=1)
+            if not hasattr(classifier_module, "FaceReader"):   # checkouts before session 15 read corners only
+                return recognizer_module.Recognizer(classifier=classifier).detect
+            faces = classifier_module.FaceReader(threads=1)
         except classifier_module.ModelError as exc:   # the other checkout's own class
             raise ModelError(str(exc)) from exc
-        if hasattr(classifier_module, "FaceReader"):   # checkouts before session 15 read corners only
-            faces = classifier_module.FaceReader(threads=1)
-            return recognizer_module.Recognizer(classifier=classifier, faces=faces).detect
-        return recognizer_module.Recognizer(classifier=classifier).detect
+        return recognizer_module.Recognizer(classifier=classifier, faces=faces).detect
     finally:
         if root is not None:
             sys.path.remove(str(root.resolve()))

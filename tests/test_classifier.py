@@ -176,16 +176,21 @@ def test_each_reader_takes_only_its_own_patches(faces):
         FaceReader(CardClassifier.default_path)
     with pytest.raises(ModelError, match="takes input"):
         CardClassifier(FaceReader.default_path)
-    with pytest.raises(PatchError, match=r"\(N, 70, 50, 3\)"):
+    with pytest.raises(PatchError, match=rf"\(N, {FACE_SHAPE[0]}, {FACE_SHAPE[1]}, 3\)"):
         faces.classify(np.zeros((1,) + PATCH_SHAPE + (3,), np.uint8))
     assert repr(faces).startswith("FaceReader(")
 
 
 def test_extract_patches_cuts_any_box_of_the_card():
-    """The face box is the whole card: a card drawn at 0.2 px per unit fills the face patch exactly."""
+    """The face box is the whole card: a card drawn at the face patch's own scale fills it exactly."""
+    h, w = FACE_SHAPE
+    k = w / CARD_SIZE[0]                             # patch px per card unit
     frame = np.zeros((200, 200, 3), np.uint8)
-    frame[20:90, 30:80] = 255                       # the card: 50 x 70 px from (30, 20)
-    card = np.array([[0.2, 0, 30 - 0.5 + 0.1], [0, 0.2, 20 - 0.5 + 0.1], [0, 0, 1.0]])
+    frame[20:20 + h, 30:30 + w] = 255                # the card, w x h px from (30, 20)
+    card = np.array([[k, 0, 30 - 0.5 + 0.1], [0, k, 20 - 0.5 + 0.1], [0, 0, 1.0]])
     patch = extract_patches(frame, [card], box=FACE_BOX, shape=FACE_SHAPE)[0]
     assert patch.shape == FACE_SHAPE + (3,) and patch.min() > 200
-    assert np.array_equal(corner_to_card(FACE_BOX, FACE_SHAPE) @ [0, 0, 1], [2.5, 2.5, 1])
+    frame[20:20 + h, 30:30 + w // 2] = 0             # its left half dark: so is the patch's
+    patch = extract_patches(frame, [card], box=FACE_BOX, shape=FACE_SHAPE)[0]
+    assert patch[:, :w // 2 - 1].max() < 30 and patch[:, w // 2 + 1:].min() > 200
+    assert np.allclose(corner_to_card(FACE_BOX, FACE_SHAPE) @ [0, 0, 1], [0.5 / k, 0.5 / k, 1])

@@ -67,9 +67,9 @@ class PatchError(ValueError):
 FACE_BOX: tuple[int, int, int, int] = (0, 0) + CARD_SIZE
 """The whole card in card units: what :class:`FaceReader` reads."""
 
-FACE_SHAPE: tuple[int, int] = (70, 50)
-"""(height, width) in pixels of the face reader's input: 0.2 px per card unit, pips 6 to 8 px wide,
-enough to count them and tell red from black."""
+FACE_SHAPE: tuple[int, int] = (84, 60)
+"""(height, width) in pixels of the face reader's input: 0.24 px per card unit, pips 8 to 10 px wide,
+enough to count them and tell a club from a spade."""
 
 
 def corner_to_card(box: tuple[int, int, int, int] = CORNER_BOX, shape: tuple[int, int] = PATCH_SHAPE) -> np.ndarray:
