@@ -125,3 +125,18 @@ def test_shared_labels_parse() -> None:
     """The real table photos' labels read without a problem (the photos themselves are not run here)."""
     labels = ev.read_labels(SHARED)
     assert labels.problems == [] and len(labels.entries) >= 1
+
+
+def test_the_face_reader_is_chosen_on_the_command_line(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--faces PATH`` and ``--no-faces`` pick what reads a card seen whole; a face model that is not
+    one is refused with exit 2, naming it."""
+    from vision.classifier import FaceReader
+
+    parser = argparse.ArgumentParser()
+    ev.add_arguments(parser)
+    assert isinstance(ev.make_recognizer(parser.parse_args([str(folder)])).faces, FaceReader)
+    assert ev.make_recognizer(parser.parse_args([str(folder), "--no-faces"])).faces is None
+    with pytest.raises(SystemExit):
+        parser.parse_args([str(folder), "--no-faces", "--faces", "x.onnx"])
+    assert cli.main(["eval", str(folder), "--faces", str(folder / "absent.onnx")]) == 2
+    assert "absent.onnx" in capsys.readouterr().err
