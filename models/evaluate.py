@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.data import Patches, real_corners, read_labelled
+from models.data import real_corners, read_labelled
 from vision.classifier import CLASSES, CardClassifier, FaceReader, rotate_180
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "card-crops"
@@ -62,15 +62,14 @@ def held_out_accuracy(model: CardClassifier) -> dict[str, float | int] | None:
     faces = isinstance(model, FaceReader)
     try:
         from models.decks import HELD_OUT, load_all
-        from models.train import _synth_worker, synthetic
+        from models.train import synthetic
 
         names = [d.name for d in load_all(verbose=False, faces=faces) if d.name in HELD_OUT]
         if not names:
             return None
-        if faces:   # as the face training's own held-out set
-            held = Patches(*_synth_worker((names, 10_000, 2, 300, True)))
-        else:
-            held = synthetic(names, per_code=40, negatives=800, seed=10_000, workers=1)
+        # As each training run draws its own held-out set.
+        held = (synthetic(names, per_code=2, negatives=300, seed=10_000, workers=1, faces=True) if faces
+                else synthetic(names, per_code=40, negatives=800, seed=10_000, workers=1))
     except (ImportError, OSError) as exc:
         print(f"held-out decks skipped: {exc}")
         return None

@@ -68,8 +68,10 @@ def _in_workers(worker: Callable[[T], R], jobs: list[T]) -> list[R]:
         return pool.map(worker, jobs)
 
 
-def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, workers: int) -> Patches:
-    jobs = [(names, seed + i, per_code // workers, negatives // workers, False) for i in range(workers)]
+def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, workers: int,
+              faces: bool = False) -> Patches:
+    """Synthetic patches of the decks ``names``, drawn by ``workers`` processes (see :func:`_synth_worker`)."""
+    jobs = [(names, seed + i, max(1, per_code // workers), negatives // workers, faces) for i in range(workers)]
     return Patches.concat([Patches(x, y) for x, y in _in_workers(_synth_worker, jobs)])
 
 
@@ -179,7 +181,7 @@ def load_shipped(net, path: Path) -> None:  # noqa: ANN001 - torch is training-o
             norm.bias.zero_()
             norm.bias[:o] = torch.tensor(b)
         # The first dense layer reads the last convolution's channels at every cell (channel-major).
-        cells = (PATCH_SHAPE[0] // 8) * (PATCH_SHAPE[1] // 8)
+        cells = linears[0].in_features // layers[-1].out_channels
         old = convs[-1][0].shape[0]
         for k, (linear, (w, b)) in enumerate(zip(linears, dense)):
             o, i = w.shape
@@ -300,17 +302,17 @@ def face_data(args: argparse.Namespace, train_names: list[str], held_names: list
     from models.faces import picture_negatives, real_faces, rendered_tables
 
     print(f"2/5 synthetic faces ({time.time() - t0:.0f}s)", flush=True)
-    saved = CACHE / f"faces-{'x'.join(map(str, FACE_SHAPE))}-{args.per_face}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
+    shape = "x".join(map(str, FACE_SHAPE))
+    saved = CACHE / f"faces-{shape}-{args.per_face}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
     if saved.exists():
         with np.load(saved) as z:
             train, held = Patches(z["x"], z["y"]), Patches(z["hx"], z["hy"])
         print(f"    reusing {saved.name}", flush=True)
     else:
-        jobs = [(train_names, args.seed + i, max(1, args.per_face // args.workers), args.negatives // args.workers, True)
-                for i in range(args.workers)]
-        parts = _in_workers(_synth_worker, jobs)
-        train = Patches.concat([Patches(x, y) for x, y in parts])
-        held = (Patches(*_synth_worker((held_names, 10_000, 2, 300, True))) if held_names else Patches.concat([]))
+        train = synthetic(train_names, per_code=args.per_face, negatives=args.negatives, seed=args.seed,
+                          workers=args.workers, faces=True)
+        held = (synthetic(held_names, per_code=2, negatives=300, seed=10_000, workers=1, faces=True)
+                if held_names else Patches.concat([]))
         saved.parent.mkdir(parents=True, exist_ok=True)
         np.savez(saved, x=train.x, y=train.y, hx=held.x, hy=held.y)
 
@@ -357,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="synthetic patches of each face of each deck (face reader)")
     parser.add_argument("--output", type=Path, default=None, help="where to export (default: the reader's model)")
     parser.add_argument("--init", type=Path, default=None,
-                        help="start from these weights: a .pt of models/cache (last.pt is saved by every run), "
+                        help="start from these weights: a .pt of models/cache (last-corners.pt or last-faces.pt is "
+                             "saved by every run), "
                              "or an exported .onnx such as the shipped models/cards.onnx (widened to --channels, "
                              "its batch norms then frozen)")
     parser.add_argument("--lr", type=float, default=3e-3)

@@ -153,6 +153,14 @@ def test_training_continues_from_the_shipped_model_widened() -> None:
             assert np.abs(net(torch.from_numpy(patches).float()).numpy() - shipped).max() < 1e-4
     with pytest.raises(ValueError, match="does not fit"):
         load_shipped(build_net((16, 32, 64, 48)), DEFAULT_MODEL)
+    # The face reader too, its grid halved once more.
+    from models.train import FACE_POOLS
+    from vision.classifier import FaceReader
+
+    faces = rng.integers(0, 256, (6, *FACE_SHAPE, 3), dtype=np.uint8)
+    net = build_net((16, 32, 64, 128), FACE_SHAPE, pools=FACE_POOLS)
+    load_shipped(net, FaceReader.default_path)
+    assert np.abs(predict(net, faces) - FaceReader().classify(faces)).max() < 1e-4
 
 
 def test_a_photo_of_a_card_inside_the_picture_is_cut_at_the_card(tmp_path: Path) -> None:

@@ -11,6 +11,9 @@ anything that is not a card index (chips, card backs, wood, hands, clutter).
 
 The model is a small CNN in ONNX run by onnxruntime; its normalisation lives
 inside the graph, so callers pass plain BGR ``uint8`` patches.
+:class:`FaceReader` is the same kind of model reading the whole face
+(``FACE_BOX`` at ``FACE_SHAPE``), which the recogniser asks about a card seen
+whole.
 
 >>> import numpy as np
 >>> frame = np.full((720, 1280, 3), 200, np.uint8)
