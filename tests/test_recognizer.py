@@ -665,7 +665,7 @@ def _candidate(code: str, confidence: float, x: float, y: float, width: float) -
     probs = np.zeros(len(CLASSES) - 1)
     probs[CLASSES.index(code)] = confidence
     centre = (to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))[:2]
-    return _Candidate(CLASSES.index(code), confidence, probs, to_frame, centre, width, 1, False, ((x, y),))
+    return _Candidate(CLASSES.index(code), confidence, probs, to_frame, centre, width, 1, False, False, ((x, y),))
 
 
 def test_a_card_read_surely_at_two_sizes_takes_the_size_of_the_tables_other_cards() -> None:
@@ -923,3 +923,44 @@ def test_the_shipped_readers_go_together() -> None:
     none unless given one."""
     assert isinstance(Recognizer().faces, FaceReader)
     assert Recognizer(classifier=TemplateClassifier()).faces is None
+
+
+class _ByBrightness:
+    """Reads a bright patch (a white card's) as ``bright``, a dark one as ``dark`` (``None``: 'none'), at 0.9."""
+
+    def __init__(self, bright: str, dark: str | None) -> None:
+        self.bright, self.dark = bright, dark
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        for k, patch in enumerate(patches):
+            code = self.bright if patch.mean() > 150 else self.dark
+            out[k, NONE] = 1.0 if code is None else 0.1
+            if code is not None:
+                out[k, CLASSES.index(code)] = 0.9
+        return out
+
+
+@pytest.mark.parametrize("dark_face, found", [(None, ["AC"]), ("AS", ["AS"])])
+def test_a_picture_read_as_a_card_but_not_by_its_face_looks_for_the_card_inside(
+        monkeypatch: pytest.MonkeyPatch, dark_face: str | None, found: list[str]) -> None:
+    """A card lying inside a photo, whose corners hold something read as a card (an AC on grass, its
+    indices in the picture's index boxes read AS): the picture's face is no card's, so the card's own
+    outline is read too, and its corners and face agree. Where the picture's face is read, the close-up
+    outline is not looked for."""
+    frame = np.full((400, 400, 3), (40, 120, 60), np.uint8)
+    frame[150:346, 130:270] = 235                                     # the card, 140 x 196 px
+    picture = _detect.Hypothesis(np.array([[400 / 250, 0, 0], [0, 400 / 350, 0], [0, 0, 1.0]]), 400.0, -1)
+    card = _detect.Hypothesis(np.array([[0.56, 0, 130], [0, 0.56, 150], [0, 0, 1.0]]), 140.0, -1)
+    small = _detect.Hypothesis(np.array([[0.2, 0, 10], [0, 0.2, 250], [0, 0, 1.0]]), 50.0, 0, measured=2)
+    asked = []
+
+    def close_up() -> list[_detect.Hypothesis]:
+        asked.append(True)
+        return [card]
+
+    rec = Recognizer(classifier=_ByBrightness("AC", "AS"), faces=_ByBrightness("AC", dark_face))
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: _Looks([small, picture], close_up, list, frame[..., 0],
+                                                                 np.eye(3)))
+    assert codes(rec.detect(frame)) == found
+    assert asked == ([True] if dark_face is None else [])

@@ -114,6 +114,7 @@ class _Candidate:
     width: float
     reads: int                 # index corners and face read (1 to 3)
     agreed: bool               # two of them read as the same card
+    by_face: bool              # the face was among them
     read_at: tuple[tuple[float, float], ...]   # where in the frame the corners that read this code lie
 
 
@@ -179,6 +180,11 @@ class Recognizer:
             more, more_whole = self._candidates(frame, looks.close_up(), looks.value, looks.to_frame)
             candidates += more
             whole += more_whole
+        elif whole and self.faces is not None and not any(c.by_face for c in whole):
+            # The picture read as one card but not its face: the card may lie inside the picture
+            # (a photo of a card on a cloth, turned), whose corners hold the card's indices.  Its
+            # own outline is read too, face and all.
+            whole += self._candidates(frame, looks.close_up(), looks.value, looks.to_frame)[1]
         if not any(c.confidence >= self.min_confidence for c in candidates + whole):
             # Still nothing: perhaps a lone card whose four edges the scene's card width was not
             # taken from (a mug's rim, a book's lines and a chip's outvote them).  Every size is tried.
@@ -410,7 +416,7 @@ class Recognizer:
         read_at = tuple((float(at[0, i] / at[2, i]), float(at[1, i] / at[2, i])) for i, p in enumerate((own, other))
                         if p[_NONE] < 0.5 and int(np.argmax(p[:_NONE])) == top)
         return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width,
-                          len(read), agreed, read_at)
+                          len(read), agreed, face is not None and face[_NONE] < 0.5, read_at)
 
     @staticmethod
     def _suppress(candidates: list[_Candidate]) -> list[_Candidate]:
