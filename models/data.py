@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -272,8 +272,36 @@ def _photometric(canvas: np.ndarray, rng: np.random.Generator, *, strength: floa
     return img
 
 
-def _core_mask(card_to_canvas: np.ndarray, n: int) -> np.ndarray:
-    x0, y0, x1, y1 = INDEX_CORE
+def _card_under(canvas: np.ndarray, rng: np.random.Generator, pick: Callable[[], FacePyramid], *,
+                scale: float) -> None:
+    """A card ``pick`` draws, at ``scale`` px per card unit, anywhere on ``canvas`` and turned any way."""
+    n = canvas.shape[0]
+    under = card_homography(rng, scale=scale, angle=rng.uniform(0, 360),
+                            anchor=(rng.uniform(0, CW), rng.uniform(0, CH)), at=tuple(rng.uniform(0, n, 2)), tilt=0.04)
+    _composite(canvas, pick(), under, rng)
+
+
+def _cover(canvas: np.ndarray, rng: np.random.Generator, pick: Callable[[], FacePyramid], *, scale: float,
+           shares: tuple[float, float] = (0.6, 0.85), margin: float = 0.15,
+           chips: tuple[float, float] | None = None) -> np.ndarray:
+    """Something over the middle of ``canvas``: a card ``pick`` draws (``shares[0]`` of the time, its
+    middle at least ``margin`` of the canvas in from its edges), a hand (up to ``shares[1]``), or
+    chips (``chips``: their radius in px, default small); returns where it lies (0..1)."""
+    n = canvas.shape[0]
+    kind = rng.random()
+    if kind < shares[0]:
+        over = card_homography(rng, scale=scale * rng.uniform(0.9, 1.1), angle=rng.uniform(0, 360),
+                               anchor=(rng.uniform(0, CW), rng.uniform(0, CH)),
+                               at=tuple(rng.uniform(margin * n, (1 - margin) * n, 2)), tilt=0.04)
+        return _composite(canvas, pick(), over, rng)
+    if kind < shares[1]:
+        return _draw_hand(canvas, rng)
+    return _draw_chips(canvas, rng, radius=chips)
+
+
+def _box_mask(card_to_canvas: np.ndarray, n: int, box: tuple[int, int, int, int] = INDEX_CORE) -> np.ndarray:
+    """Where ``box`` (card units) of the card lies on an ``n`` x ``n`` canvas."""
+    x0, y0, x1, y1 = box
     pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32).reshape(-1, 1, 2)
     poly = cv2.perspectiveTransform(pts, card_to_canvas).reshape(-1, 2)
     mask = np.zeros((n, n), np.uint8)
@@ -284,6 +312,9 @@ def _core_mask(card_to_canvas: np.ndarray, n: int) -> np.ndarray:
 class Synth:
     """Draws labelled corner patches from a set of decks."""
 
+    backs_share = 0.25
+    """How often a card drawn beside or over the one read is a back."""
+
     def __init__(self, decks: list[Deck], seed: int) -> None:
         self.rng = np.random.default_rng(seed)
         self.textures = Textures(self.rng)
@@ -292,7 +323,7 @@ class Synth:
         self.backs = [FacePyramid(d.back) for d in decks if d.back is not None]
 
     def _random_face(self) -> FacePyramid:
-        if self.backs and self.rng.random() < 0.25:
+        if self.backs and self.rng.random() < self.backs_share:
             return self.backs[int(self.rng.integers(len(self.backs)))]
         faces = self.faces[int(self.rng.integers(len(self.faces)))]
         return list(faces.values())[int(self.rng.integers(len(faces)))]
@@ -311,25 +342,13 @@ class Synth:
         at = (n / 2 + rng.normal(0, 3), n / 2 + rng.normal(0, 3))
         h = card_homography(rng, scale=scale, angle=angle, anchor=anchor, at=at, tilt=0.04)
         if rng.random() < 0.2:  # another card underneath, peeking out
-            under = card_homography(rng, scale=scale, angle=rng.uniform(0, 360),
-                                    anchor=(rng.uniform(0, CW), rng.uniform(0, CH)),
-                                    at=tuple(rng.uniform(0, n, 2)), tilt=0.04)
-            _composite(canvas, self._random_face(), under, rng)
+            _card_under(canvas, rng, self._random_face, scale=scale)
         if face is not None:
             _composite(canvas, face, h, rng, restyled=rng.random() < RESTYLED)
         covered = 0.0
         if occlude:
-            kind = rng.random()
-            if kind < 0.6:
-                over = card_homography(rng, scale=scale * rng.uniform(0.9, 1.1), angle=rng.uniform(0, 360),
-                                       anchor=(rng.uniform(0, CW), rng.uniform(0, CH)),
-                                       at=tuple(rng.uniform(0.15 * n, 0.85 * n, 2)), tilt=0.04)
-                cover = _composite(canvas, self._random_face(), over, rng)
-            elif kind < 0.85:
-                cover = _draw_hand(canvas, rng)
-            else:
-                cover = _draw_chips(canvas, rng)
-            core = _core_mask(h, n)
+            cover = _cover(canvas, rng, self._random_face, scale=scale)
+            core = _box_mask(h, n)
             covered = float(cover[core].mean()) if core.any() else 1.0
         return canvas, h, covered
 
@@ -381,22 +400,30 @@ class Synth:
     def make(self, positives_per_code: int, negatives: int, *, progress: str = "") -> Patches:
         """``positives_per_code`` top-left corners of each code (spread over the decks) and
         ``negatives`` "none" patches; prints progress when ``progress`` names the set."""
-        xs, ys = [], []
         codes = [(d, c) for d in range(len(self.decks)) for c in self.decks[d].faces]
         per = max(1, round(positives_per_code * len(ALL_CODES) / max(1, len(codes))))
-        for i, (d, c) in enumerate(codes):
-            for _ in range(per):
-                sample = self.positive(d, c)
-                if sample is not None:
-                    xs.append(sample[0])
-                    ys.append(sample[1])
-            if progress and i % 100 == 99:
-                print(f"  {progress}: {i + 1}/{len(codes)} faces, {len(xs)} patches", flush=True)
-        for _ in range(negatives):
-            x, y = self.negative()
-            xs.append(x)
-            ys.append(y)
-        return Patches(np.stack(xs), np.array(ys, np.int64))
+        return drawn(codes, per, self.positive, negatives, self.negative, progress=progress, every=100)
+
+
+def drawn(codes: list[tuple[int, str]], per: int, positive: Callable[[int, str], tuple[np.ndarray, int] | None],
+          negatives: int, negative: Callable[[], tuple[np.ndarray, int]], *, progress: str = "",
+          every: int = 100) -> Patches:
+    """``per`` samples of ``positive`` for each (deck index, code) of ``codes`` (a None is left out),
+    then ``negatives`` of ``negative``; prints progress every ``every`` codes when ``progress`` names the set."""
+    xs, ys = [], []
+    for i, (d, c) in enumerate(codes):
+        for _ in range(per):
+            sample = positive(d, c)
+            if sample is not None:
+                xs.append(sample[0])
+                ys.append(sample[1])
+        if progress and i % every == every - 1:
+            print(f"  {progress}: {i + 1}/{len(codes)} faces, {len(xs)} patches", flush=True)
+    for _ in range(negatives):
+        x, y = negative()
+        xs.append(x)
+        ys.append(y)
+    return Patches(np.stack(xs), np.array(ys, np.int64))
 
 
 def read_labelled(folder: Path) -> list[tuple[Path, str]]:
@@ -487,6 +514,15 @@ def _boxes(xml_path: Path) -> list[tuple[float, float, float, float]]:
             for b in root.iter("bndbox")]
 
 
+def boxed_photos(folder: Path) -> Iterator[tuple[np.ndarray, list[tuple[float, float, float, float]]]]:
+    """Each readable photo of a Pascal VOC folder (``IMG.JPG`` or ``.jpg`` beside ``IMG.xml``) with its boxes."""
+    for xml_path in sorted(folder.glob("*.xml")):
+        image = next((cv2.imread(str(p)) for p in (xml_path.with_suffix(".JPG"), xml_path.with_suffix(".jpg"))
+                      if p.is_file()), None)
+        if image is not None:
+            yield image, _boxes(xml_path)
+
+
 def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 40) -> Patches:
     """``none`` patches where the recogniser's own geometry proposes an index on real clutter.
 
@@ -499,13 +535,9 @@ def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 
 
     rec = Recognizer(classifier=_NoCards())
     out = []
-    for xml_path in sorted(folder.glob("*.xml")):
-        image = next((cv2.imread(str(p)) for p in (xml_path.with_suffix(".JPG"), xml_path.with_suffix(".jpg"))
-                      if p.is_file()), None)
-        if image is None:
-            continue
+    for image, labelled in boxed_photos(folder):
         boxes = []
-        for bx0, by0, bx1, by1 in _boxes(xml_path):
+        for bx0, by0, bx1, by1 in labelled:
             gx, gy = 0.1 * (bx1 - bx0), 0.1 * (by1 - by0)
             boxes.append((bx0 - gx, by0 - gy, bx1 + gx, by1 + gy))
         found = proposed_outside(rec, image, lambda pts: all(

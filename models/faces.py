@@ -22,10 +22,9 @@ import cv2
 import numpy as np
 
 from companion.cards import ALL_CODES
-from models.data import (CARD_CORNERS, CH, CW, NONE, RESTYLED, FacePyramid, Patches, Textures, _boxes, _composite,
-                         _draw_chips, _draw_hand, _photometric, _photometric_light, card_homography, crop_homography,
-                         jitter)
-from models.decks import Deck
+from models.data import (CH, CW, NONE, RESTYLED, FacePyramid, Patches, Synth, _box_mask, _card_under, _composite,
+                         _cover, _draw_chips, _none, _photometric, _photometric_light, boxed_photos, card_homography,
+                         crop_homography, drawn, jitter)
 from vision.classifier import CLASSES, FACE_BOX, FACE_SHAPE, extract_patches, rotate_180
 
 COVERED = (0.06, 0.3)
@@ -37,30 +36,12 @@ def face_patches(image: np.ndarray, cards_to_image: list[np.ndarray]) -> np.ndar
     return extract_patches(image, cards_to_image, box=FACE_BOX, shape=FACE_SHAPE)
 
 
-def _card_mask(card_to_canvas: np.ndarray, n: int) -> np.ndarray:
-    poly = cv2.perspectiveTransform(CARD_CORNERS.reshape(-1, 1, 2), card_to_canvas).reshape(-1, 2)
-    mask = np.zeros((n, n), np.uint8)
-    cv2.fillConvexPoly(mask, np.round(poly).astype(np.int32), 1)
-    return mask.astype(bool)
+class FaceSynth(Synth):
+    """Draws labelled face patches from a set of decks: :class:`models.data.Synth` drawing whole faces."""
 
+    backs_share = 0.3
 
-class FaceSynth:
-    """Draws labelled face patches from a set of decks."""
-
-    def __init__(self, decks: list[Deck], seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.textures = Textures(self.rng)
-        self.faces = [{c: FacePyramid(f) for c, f in d.faces.items()} for d in decks]
-        self.backs = [FacePyramid(d.back) for d in decks if d.back is not None]
-
-    def _any_card(self) -> FacePyramid:
-        rng = self.rng
-        if self.backs and rng.random() < 0.3:
-            return self.backs[int(rng.integers(len(self.backs)))]
-        faces = self.faces[int(rng.integers(len(self.faces)))]
-        return list(faces.values())[int(rng.integers(len(faces)))]
-
-    def _scene(self, face: FacePyramid | None, *, occlude: bool) -> tuple[np.ndarray, np.ndarray, float]:
+    def _face_scene(self, face: FacePyramid | None, *, occlude: bool) -> tuple[np.ndarray, np.ndarray, float]:
         """A canvas with ``face`` in its middle (0.17 to 0.75 px per card unit, any turn); returns the
         canvas after the camera's changes, the card's homography and the share of the face covered."""
         rng = self.rng
@@ -72,32 +53,21 @@ class FaceSynth:
         at = (n / 2 + rng.normal(0, 3), n / 2 + rng.normal(0, 3))
         h = card_homography(rng, scale=scale, angle=rng.uniform(0, 360), anchor=(CW / 2, CH / 2), at=at, tilt=0.05)
         if rng.random() < 0.2:   # another card underneath
-            under = card_homography(rng, scale=scale, angle=rng.uniform(0, 360),
-                                    anchor=(rng.uniform(0, CW), rng.uniform(0, CH)), at=tuple(rng.uniform(0, n, 2)),
-                                    tilt=0.04)
-            _composite(canvas, self._any_card(), under, rng)
+            _card_under(canvas, rng, self._random_face, scale=scale)
         if face is not None:
             _composite(canvas, face, h, rng, restyled=rng.random() < RESTYLED)
         covered = 0.0
         if occlude:
-            kind = rng.random()
-            if kind < 0.5:
-                over = card_homography(rng, scale=scale * rng.uniform(0.9, 1.1), angle=rng.uniform(0, 360),
-                                       anchor=(rng.uniform(0, CW), rng.uniform(0, CH)),
-                                       at=tuple(rng.uniform(0.1 * n, 0.9 * n, 2)), tilt=0.04)
-                cover = _composite(canvas, self._any_card(), over, rng)
-            elif kind < 0.8:
-                cover = _draw_hand(canvas, rng)
-            else:
-                cover = _draw_chips(canvas, rng, radius=(0.1 * n, 0.25 * n))
-            mask = _card_mask(h, n)
+            cover = _cover(canvas, rng, self._random_face, scale=scale, shares=(0.5, 0.8), margin=0.1,
+                           chips=(0.1 * n, 0.25 * n))
+            mask = _box_mask(h, n, FACE_BOX)
             covered = float(cover[mask].mean()) if mask.any() else 1.0
         return _photometric(canvas, rng), h, covered
 
     def positive(self, deck_index: int, code: str) -> tuple[np.ndarray, int] | None:
         """The face of ``code``, either way up; ``none`` when a third of it is covered, None between."""
         rng = self.rng
-        canvas, h, covered = self._scene(self.faces[deck_index][code], occlude=rng.random() < 0.3)
+        canvas, h, covered = self._face_scene(self.faces[deck_index][code], occlude=rng.random() < 0.3)
         if COVERED[0] < covered <= COVERED[1]:
             return None
         label = NONE if covered > COVERED[1] else CLASSES.index(code)
@@ -110,11 +80,11 @@ class FaceSynth:
         rng = self.rng
         kind = rng.random()
         if kind < 0.2:
-            canvas, h, _ = self._scene(None, occlude=rng.random() < 0.5)
+            canvas, h, _ = self._face_scene(None, occlude=rng.random() < 0.5)
         elif kind < 0.45 and self.backs:
-            canvas, h, _ = self._scene(self.backs[int(rng.integers(len(self.backs)))], occlude=rng.random() < 0.3)
+            canvas, h, _ = self._face_scene(self.backs[int(rng.integers(len(self.backs)))], occlude=rng.random() < 0.3)
         else:
-            canvas, h, _ = self._scene(self._any_card(), occlude=False)
+            canvas, h, _ = self._face_scene(self._random_face(), occlude=False)
             if kind < 0.8:   # a third to a whole card aside
                 a, r = rng.uniform(0, 2 * math.pi), rng.uniform(0.35, 1.0)
                 h = h @ np.array([[1, 0, r * CW * math.cos(a)], [0, 1, r * CH * math.sin(a)], [0, 0, 1.0]])
@@ -126,21 +96,8 @@ class FaceSynth:
     def make(self, per_face: int, negatives: int, *, progress: str = "") -> Patches:
         """``per_face`` patches of every face of every deck and ``negatives`` ``none`` patches;
         prints progress when ``progress`` names the set."""
-        xs, ys = [], []
         codes = [(d, c) for d in range(len(self.faces)) for c in self.faces[d]]
-        for i, (d, c) in enumerate(codes):
-            for _ in range(per_face):
-                sample = self.positive(d, c)
-                if sample is not None:
-                    xs.append(sample[0])
-                    ys.append(sample[1])
-            if progress and i % 200 == 199:
-                print(f"  {progress}: {i + 1}/{len(codes)} faces, {len(xs)} patches", flush=True)
-        for _ in range(negatives):
-            x, y = self.negative()
-            xs.append(x)
-            ys.append(y)
-        return Patches(np.stack(xs), np.array(ys, np.int64))
+        return drawn(codes, per_face, self.positive, negatives, self.negative, progress=progress, every=200)
 
 
 def real_faces(items: list[tuple[Path, str]], rng: np.random.Generator | None, *, copies: int = 1,
@@ -177,20 +134,16 @@ def picture_negatives(folder: Path, rng: np.random.Generator, *, copies: int = 2
     from vision._detect import frame_hypotheses
 
     out = []
-    for xml_path in sorted(folder.glob("*.xml")):
-        image = next((cv2.imread(str(p)) for p in (xml_path.with_suffix(".JPG"), xml_path.with_suffix(".jpg"))
-                      if p.is_file()), None)
-        if image is None:
-            continue
+    for image, boxes in boxed_photos(folder):
         h, w = image.shape[:2]
-        if any((x1 - x0) * (y1 - y0) >= 0.5 * w * h for x0, y0, x1, y1 in _boxes(xml_path)):
+        if any((x1 - x0) * (y1 - y0) >= 0.5 * w * h for x0, y0, x1, y1 in boxes):
             continue
         whole = frame_hypotheses(w, h)
         for _ in range(copies if whole else 0):
             card = whole[int(rng.integers(len(whole)))].card_to_work
             src = _photometric_light(image, rng) if rng.random() < 0.5 else image
             out.append(face_patches(src, [jitter(rng, card, amount=2.0)])[0])
-    return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+    return _none(out)
 
 
 def rendered_tables(frames: int, rng: np.random.Generator) -> Patches:
@@ -211,4 +164,4 @@ def rendered_tables(frames: int, rng: np.random.Generator) -> Patches:
         whole = frame_hypotheses(size[0], size[1])
         card = whole[int(rng.integers(len(whole)))].card_to_work
         out.append(face_patches(frame, [jitter(rng, card, amount=2.0)])[0])
-    return Patches(np.stack(out), np.full(len(out), NONE, np.int64)) if out else Patches.concat([])
+    return _none(out)

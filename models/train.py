@@ -248,23 +248,30 @@ def export(net, path: Path, sample: np.ndarray, *, box: tuple[int, int, int, int
     tmp.unlink()
 
 
+def _cached(saved: Path, draw: Callable[[], tuple[Patches, Patches]]) -> tuple[Patches, Patches]:
+    """The (training, held-out) synthetic patches kept at ``saved``, drawn and kept there the first time.
+
+    Drawing them is the slow half of a run; a rerun with other training settings reuses them.
+    """
+    if saved.exists():
+        with np.load(saved) as z:
+            print(f"    reusing {saved.name}", flush=True)
+            return Patches(z["x"], z["y"]), Patches(z["hx"], z["hy"])
+    train, held = draw()
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(saved, x=train.x, y=train.y, hx=held.x, hy=held.y)
+    return train, held
+
+
 def corner_data(args: argparse.Namespace, train_names: list[str], held_names: list[str],
                 t0: float) -> tuple[Patches, Patches, Patches, Callable[[object], str]]:
     """The corner reader's training, held-out and valid patches, and its valid report (steps 2 and 3)."""
     print(f"2/5 synthetic patches ({time.time() - t0:.0f}s)", flush=True)
-    # Drawing the patches is the slow half; keep them for a rerun with other training settings.
-    saved = CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
-    if saved.exists():
-        with np.load(saved) as z:
-            train, held = Patches(z["x"], z["y"]), Patches(z["hx"], z["hy"])
-        print(f"    reusing {saved.name}", flush=True)
-    else:
-        train = synthetic(train_names, per_code=args.per_code, negatives=args.negatives, seed=args.seed,
-                          workers=args.workers)
-        held = (synthetic(held_names, per_code=40, negatives=800, seed=10_000, workers=1)
-                if held_names else Patches.concat([]))
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(saved, x=train.x, y=train.y, hx=held.x, hy=held.y)
+    train, held = _cached(CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}.npz",
+                          lambda: (synthetic(train_names, per_code=args.per_code, negatives=args.negatives,
+                                             seed=args.seed, workers=args.workers),
+                                   synthetic(held_names, per_code=40, negatives=800, seed=10_000, workers=1)
+                                   if held_names else Patches.concat([])))
 
     print(f"3/5 photo corners ({time.time() - t0:.0f}s)", flush=True)
     rng = np.random.default_rng(args.seed)
@@ -303,18 +310,11 @@ def face_data(args: argparse.Namespace, train_names: list[str], held_names: list
 
     print(f"2/5 synthetic faces ({time.time() - t0:.0f}s)", flush=True)
     shape = "x".join(map(str, FACE_SHAPE))
-    saved = CACHE / f"faces-{shape}-{args.per_face}-{args.negatives}-{args.seed}-{len(train_names)}.npz"
-    if saved.exists():
-        with np.load(saved) as z:
-            train, held = Patches(z["x"], z["y"]), Patches(z["hx"], z["hy"])
-        print(f"    reusing {saved.name}", flush=True)
-    else:
-        train = synthetic(train_names, per_code=args.per_face, negatives=args.negatives, seed=args.seed,
-                          workers=args.workers, faces=True)
-        held = (synthetic(held_names, per_code=2, negatives=300, seed=10_000, workers=1, faces=True)
-                if held_names else Patches.concat([]))
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(saved, x=train.x, y=train.y, hx=held.x, hy=held.y)
+    train, held = _cached(CACHE / f"faces-{shape}-{args.per_face}-{args.negatives}-{args.seed}-{len(train_names)}.npz",
+                          lambda: (synthetic(train_names, per_code=args.per_face, negatives=args.negatives,
+                                             seed=args.seed, workers=args.workers, faces=True),
+                                   synthetic(held_names, per_code=2, negatives=300, seed=10_000, workers=1, faces=True)
+                                   if held_names else Patches.concat([])))
 
     print(f"3/5 photo faces ({time.time() - t0:.0f}s)", flush=True)
     rng = np.random.default_rng(args.seed)
