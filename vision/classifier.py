@@ -226,7 +226,7 @@ class CardClassifier:
         self._output = outputs[0].name
 
     def classify(self, patches: np.ndarray) -> np.ndarray:
-        """Probabilities ``(N, len(CLASSES))`` for ``(N, *PATCH_SHAPE, 3)`` uint8 BGR patches."""
+        """Probabilities ``(N, len(CLASSES))`` for ``(N, *shape, 3)`` uint8 BGR patches."""
         if not isinstance(patches, np.ndarray) or patches.dtype != np.uint8:
             raise PatchError("patches must be a uint8 numpy array from extract_patch")
         if patches.ndim != 4 or patches.shape[1:] != self.shape + (3,):
