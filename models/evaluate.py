@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from models.data import real_corners, read_labelled
-from vision.classifier import CLASSES, CardClassifier, FaceReader, rotate_180
+from vision.classifier import CLASSES, CardClassifier, FaceReader, extract_faces, rotate_180
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "card-crops"
 
@@ -42,15 +42,14 @@ def face_accuracy(model: FaceReader, folder: Path) -> dict[str, float | int]:
     import cv2
 
     from models.data import crop_homography
-    from models.faces import face_patches
 
     upright, turned, y = [], [], []
     for path, code in read_labelled(folder):
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is not None:
             card = crop_homography(image)
-            upright.append(face_patches(image, [card])[0])
-            turned.append(face_patches(image, [rotate_180(card)])[0])
+            upright.append(extract_faces(image, [card])[0])
+            turned.append(extract_faces(image, [rotate_180(card)])[0])
             y.append(CLASSES.index(code))
     labels = np.array(y)
     return {"images": len(y),

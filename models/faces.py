@@ -2,7 +2,7 @@
 
 The face reader (:class:`vision.classifier.FaceReader`) sees the card's
 whole face at ``FACE_SHAPE``, cut by the same
-:func:`vision.classifier.extract_patches` the recogniser calls, either way up
+:func:`vision.classifier.extract_faces` the recogniser calls, either way up
 (the recogniser cannot tell a card seen whole from itself turned half a turn).
 Its data mirrors the corner reader's (:mod:`models.data`): one card on a
 piece of table, in perspective, lit, blurred and compressed, sometimes
@@ -25,15 +25,10 @@ from companion.cards import ALL_CODES
 from models.data import (CH, CW, NONE, RESTYLED, FacePyramid, Patches, Synth, _box_mask, _card_under, _composite,
                          _cover, _draw_chips, _none, _photometric, _photometric_light, boxed_photos, card_homography,
                          crop_homography, drawn, jitter)
-from vision.classifier import CLASSES, FACE_BOX, FACE_SHAPE, extract_patches, rotate_180
+from vision.classifier import CLASSES, FACE_BOX, extract_faces, rotate_180
 
 COVERED = (0.06, 0.3)
 """A face covered less than the first share is read; more than the second, ``none``; between, not used."""
-
-
-def face_patches(image: np.ndarray, cards_to_image: list[np.ndarray]) -> np.ndarray:
-    """The face reader's patches of these cards, ``(N, *FACE_SHAPE, 3)`` uint8."""
-    return extract_patches(image, cards_to_image, box=FACE_BOX, shape=FACE_SHAPE)
 
 
 class FaceSynth(Synth):
@@ -73,7 +68,7 @@ class FaceSynth(Synth):
         label = NONE if covered > COVERED[1] else CLASSES.index(code)
         if rng.random() < 0.5:
             h = rotate_180(h)
-        return face_patches(canvas, [jitter(rng, h, amount=1.0 if rng.random() < 0.6 else 2.5)])[0], label
+        return extract_faces(canvas, [jitter(rng, h, amount=1.0 if rng.random() < 0.6 else 2.5)])[0], label
 
     def negative(self) -> tuple[np.ndarray, int]:
         """A face the reader cannot read: the table, a back, a box astride a face's edge, a face read across."""
@@ -91,7 +86,7 @@ class FaceSynth(Synth):
             else:   # turned a quarter: a card's face read across
                 c = np.array([[1, 0, CW / 2], [0, 1, CH / 2], [0, 0, 1.0]])
                 h = h @ c @ np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1.0]]) @ np.linalg.inv(c)
-        return face_patches(canvas, [jitter(rng, h)])[0], NONE
+        return extract_faces(canvas, [jitter(rng, h)])[0], NONE
 
     def make(self, per_face: int, negatives: int, *, progress: str = "") -> Patches:
         """``per_face`` patches of every face of every deck and ``negatives`` ``none`` patches;
@@ -112,13 +107,25 @@ def real_faces(items: list[tuple[Path, str]], rng: np.random.Generator | None, *
         card = inside[path] if inside is not None and path in inside else crop_homography(image)
         for _ in range(copies if rng is not None else 1):
             if rng is None:
-                xs.append(face_patches(image, [card])[0])
+                xs.append(extract_faces(image, [card])[0])
             else:
                 h = rotate_180(card) if rng.random() < 0.5 else card
                 src = _photometric_light(image, rng) if rng.random() < 0.7 else image
-                xs.append(face_patches(src, [jitter(rng, h, amount=2.0)])[0])
+                xs.append(extract_faces(src, [jitter(rng, h, amount=2.0)])[0])
             ys.append(CLASSES.index(code))
     return Patches(np.stack(xs), np.array(ys, np.int64)) if xs else Patches.concat([])
+
+
+def _as_one_card(image: np.ndarray, rng: np.random.Generator, *, light: bool) -> np.ndarray:
+    """The face patch of ``image`` read as one card filling it, as the recogniser proposes it (any of
+    :func:`vision._detect.frame_hypotheses`), jittered; with ``light``, its light varied half the time."""
+    from vision._detect import frame_hypotheses
+
+    whole = frame_hypotheses(image.shape[1], image.shape[0])
+    card = whole[int(rng.integers(len(whole)))].card_to_work
+    if light and rng.random() < 0.5:
+        image = _photometric_light(image, rng)
+    return extract_faces(image, [jitter(rng, card, amount=2.0)])[0]
 
 
 def picture_negatives(folder: Path, rng: np.random.Generator, *, copies: int = 2) -> Patches:
@@ -138,18 +145,14 @@ def picture_negatives(folder: Path, rng: np.random.Generator, *, copies: int = 2
         h, w = image.shape[:2]
         if any((x1 - x0) * (y1 - y0) >= 0.5 * w * h for x0, y0, x1, y1 in boxes):
             continue
-        whole = frame_hypotheses(w, h)
-        for _ in range(copies if whole else 0):
-            card = whole[int(rng.integers(len(whole)))].card_to_work
-            src = _photometric_light(image, rng) if rng.random() < 0.5 else image
-            out.append(face_patches(src, [jitter(rng, card, amount=2.0)])[0])
+        for _ in range(copies if frame_hypotheses(w, h) else 0):
+            out.append(_as_one_card(image, rng, light=True))
     return _none(out)
 
 
 def rendered_tables(frames: int, rng: np.random.Generator) -> Patches:
     """``none`` faces: whole synthetic tables of 3:2 or 4:3 (a few cards, some face down), read as one
     card filling the picture, as a camera's still of the table would be."""
-    from vision._detect import frame_hypotheses
     from vision.render import STYLES, PlacedCard, render_scene
 
     out = []
@@ -161,7 +164,5 @@ def rendered_tables(frames: int, rng: np.random.Generator) -> Patches:
                             rng.uniform(0, 360), width, face_up=rng.random() < 0.8) for code in codes]
         frame, _ = render_scene(cards, size=size, background=STYLES[i % len(STYLES)],
                                 seed=int(rng.integers(1 << 30)), noise=float(rng.uniform(0, 4)))
-        whole = frame_hypotheses(size[0], size[1])
-        card = whole[int(rng.integers(len(whole)))].card_to_work
-        out.append(face_patches(frame, [jitter(rng, card, amount=2.0)])[0])
+        out.append(_as_one_card(frame, rng, light=False))
     return _none(out)

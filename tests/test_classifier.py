@@ -10,7 +10,8 @@ import pytest
 
 from companion.cards import ALL_CODES
 from vision.classifier import (CARD_SIZE, CLASSES, FACE_BOX, FACE_SHAPE, PATCH_SHAPE, CardClassifier, FaceReader,
-                               ModelError, PatchError, corner_to_card, extract_patch, extract_patches, rotate_180)
+                               ModelError, PatchError, corner_to_card, extract_faces, extract_patch, extract_patches,
+                               rotate_180)
 from vision.render import PlacedCard, render_scene, table_background
 
 CARD_CORNERS = np.array([[0, 0], [CARD_SIZE[0], 0], [CARD_SIZE[0], CARD_SIZE[1]], [0, CARD_SIZE[1]]],
@@ -157,16 +158,15 @@ def test_the_face_reader_reads_whole_faces_either_way_up(faces):
     and calls a bare table and a card's back ``none``."""
     frame, outlines = _grid_scene(list(ALL_CODES[:52]), seed=4, width=130, style="felt")
     mats = [homography(o) for o in outlines]
-    upright = faces.classify(extract_patches(frame, mats, box=FACE_BOX, shape=FACE_SHAPE))
-    turned = faces.classify(extract_patches(frame, [rotate_180(m) for m in mats], box=FACE_BOX, shape=FACE_SHAPE))
+    upright = faces.classify(extract_faces(frame, mats))
+    turned = faces.classify(extract_faces(frame, [rotate_180(m) for m in mats]))
     assert upright.shape == (52, len(CLASSES))
     expected = np.arange(52)
     assert (upright.argmax(1) == expected).mean() >= 0.9 and (turned.argmax(1) == expected).mean() >= 0.9
     bare = table_background((640, 480), style="wood", seed=7)
     back, (outline,) = render_scene([PlacedCard("AS", (320, 240), 10, 200, face_up=False)], size=(640, 480))
-    probs = faces.classify(np.stack([extract_patches(bare, [np.array([[1.0, 0, 150], [0, 1.0, 50], [0, 0, 1]])],
-                                                     box=FACE_BOX, shape=FACE_SHAPE)[0],
-                                     extract_patches(back, [homography(outline)], box=FACE_BOX, shape=FACE_SHAPE)[0]]))
+    probs = faces.classify(np.stack([extract_faces(bare, [np.array([[1.0, 0, 150], [0, 1.0, 50], [0, 0, 1]])])[0],
+                                     extract_faces(back, [homography(outline)])[0]]))
     assert (probs.argmax(1) == NONE).all(), probs.max(1)
 
 

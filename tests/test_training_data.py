@@ -201,7 +201,8 @@ def test_face_patches_are_whole_faces_either_way_up_or_none() -> None:
 
 def test_real_faces_are_the_whole_photo_or_the_card_found_inside(tmp_path: Path) -> None:
     from models.data import CARD_CORNERS, read_labelled
-    from models.faces import face_patches, real_faces
+    from models.faces import real_faces
+    from vision.classifier import extract_faces
 
     whole, _ = render_scene([PlacedCard("KS", (125, 175), 0, 250)], size=(250, 350), background="felt")
     cv2.imwrite(str(tmp_path / "whole.png"), whole)
@@ -212,7 +213,7 @@ def test_real_faces_are_the_whole_photo_or_the_card_found_inside(tmp_path: Path)
     card = cv2.getPerspectiveTransform(CARD_CORNERS, PlacedCard("7H", (330, 260), 25, 190).outline())
     plain = real_faces(items, None, inside={tmp_path / "held.png": card})
     assert [CLASSES[i] for i in plain.y] == ["KS", "7H"]
-    assert np.abs(plain.x[1].astype(int) - face_patches(held, [card])[0].astype(int)).mean() < 1
+    assert np.abs(plain.x[1].astype(int) - extract_faces(held, [card])[0].astype(int)).mean() < 1
     assert np.abs(plain.x[0].astype(int) - cv2.resize(whole, FACE_SHAPE[::-1], interpolation=cv2.INTER_AREA)
                   .astype(int)).mean() < 12
     varied = real_faces(items, np.random.default_rng(0), copies=3)

@@ -170,6 +170,11 @@ def extract_patches(frame_bgr: np.ndarray, cards_to_frame: Sequence[np.ndarray],
     return out
 
 
+def extract_faces(frame_bgr: np.ndarray, cards_to_frame: Sequence[np.ndarray]) -> np.ndarray:
+    """The whole face of each card (``FACE_BOX`` at ``FACE_SHAPE``): what :class:`FaceReader` reads."""
+    return extract_patches(frame_bgr, cards_to_frame, box=FACE_BOX, shape=FACE_SHAPE)
+
+
 def rotate_180(card_to_frame: np.ndarray) -> np.ndarray:
     """The homography of the same card turned half a turn: its bottom-right index becomes top-left.
 

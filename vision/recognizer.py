@@ -26,8 +26,7 @@ import cv2
 import numpy as np
 
 from vision import _detect
-from vision.classifier import (CARD_SIZE, CLASSES, FACE_BOX, FACE_SHAPE, CardClassifier, FaceReader, extract_patches,
-                               rotate_180)
+from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, FaceReader, extract_faces, extract_patches, rotate_180
 from vision.detection import Detection
 
 _NONE = len(CLASSES) - 1
@@ -183,8 +182,10 @@ class Recognizer:
         elif whole and self.faces is not None and not any(c.by_face for c in whole):
             # The picture read as one card but not its face: the card may lie inside the picture
             # (a photo of a card on a cloth, turned), whose corners hold the card's indices.  Its
-            # own outline is read too, face and all.
-            whole += self._candidates(frame, looks.close_up(), looks.value, looks.to_frame)[1]
+            # own outline is read too, face and all (only the outlines seen whole: the close-up's cards
+            # grown from a corner could only be reported as table cards, and none is wanted here).
+            quads = [h for h in looks.close_up() if h.corner < 0]
+            whole += self._candidates(frame, quads, looks.value, looks.to_frame)[1]
         if not any(c.confidence >= self.min_confidence for c in candidates + whole):
             # Still nothing: perhaps a lone card whose four edges the scene's card width was not
             # taken from (a mug's rim, a book's lines and a chip's outvote them).  Every size is tried.
@@ -240,8 +241,7 @@ class Recognizer:
         seen_whole = [k for k, i in enumerate(keep) if hyps[i].corner < 0] if self.faces is not None else []
         face: list[np.ndarray | None] = [None] * len(keep)
         if seen_whole:
-            read = self.faces.classify(extract_patches(frame, [mats[keep[k]] for k in seen_whole],
-                                                       box=FACE_BOX, shape=FACE_SHAPE))
+            read = self.faces.classify(extract_faces(frame, [mats[keep[k]] for k in seen_whole]))
             for k, p in zip(seen_whole, read):
                 face[k] = p if float(p[:_NONE].max()) >= _FACE_SURE else None
         combined = [self._combine(own[i], other[k], mats[i], hyps[i].width * px, face[k])
