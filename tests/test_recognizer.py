@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from vision import _detect
-from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, FaceReader, extract_patch, rotate_180
+from vision.classifier import (CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, PATCH_SHAPE, FaceReader, extract_patch,
+                               rotate_180)
 from vision.detection import Detection
 from vision.recognizer import FrameError, Recognizer, _Candidate, _Looks, _NoCards, annotate
 from vision.render import PlacedCard, card_face, render_scene, table_background
@@ -873,13 +874,14 @@ def test_a_row_of_three_among_stacks_is_read_at_the_cards_width(recognizer: Reco
 class FixedFace:
     """A face reader double: reads every face as ``code`` (or ``none``) with probability ``p``; counts its reads."""
 
-    def __init__(self, code: str, p: float = 0.95) -> None:
+    def __init__(self, code: str, p: float = 0.95, *, shape: tuple[int, int] = FACE_SHAPE) -> None:
         self.probs = np.full(len(CLASSES), (1 - p) / (len(CLASSES) - 1), np.float32)
         self.probs[CLASSES.index(code)] = p
+        self.shape = shape
         self.read = 0
 
     def classify(self, patches: np.ndarray) -> np.ndarray:
-        assert patches.shape[1:] == FACE_SHAPE + (3,)
+        assert patches.shape[1:] == self.shape + (3,)
         self.read += len(patches)
         return np.tile(self.probs, (len(patches), 1))
 
@@ -928,7 +930,7 @@ def test_the_shipped_readers_go_together() -> None:
 class _ByBrightness:
     """Reads a bright patch (a white card's) as ``bright``, a dark one as ``dark`` (``None``: 'none'), at 0.9."""
 
-    def __init__(self, bright: str, dark: str | None) -> None:
+    def __init__(self, bright: str | None, dark: str | None) -> None:
         self.bright, self.dark = bright, dark
 
     def classify(self, patches: np.ndarray) -> np.ndarray:
@@ -964,3 +966,22 @@ def test_a_picture_read_as_a_card_but_not_by_its_face_looks_for_the_card_inside(
                                                                  np.eye(3)))
     assert codes(rec.detect(frame)) == found
     assert asked == ([True] if dark_face is None else [])
+
+
+def test_a_picture_read_by_its_face_is_not_outranked_by_an_outline_inside_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A photo of a deck with its rank top right: both corners, in doubt, lean to the same look-alike
+    (AH) at the picture's frame and at an outline inside it; only the picture's face is read, surely, as
+    AC. The outline's corners agree, but the picture is the card (``card-crops/test`` 6S/001, AC/002)."""
+    frame = np.full((400, 400, 3), (40, 120, 60), np.uint8)
+    frame[150:346, 130:270] = 235                                     # what passes for a card inside
+    picture = _detect.Hypothesis(np.array([[400 / 250, 0, 0], [0, 400 / 350, 0], [0, 0, 1.0]]), 400.0, -1)
+    inside = _detect.Hypothesis(np.array([[0.56, 0, 130], [0, 0.56, 150], [0, 0, 1.0]]), 140.0, -1)
+    rec = Recognizer(classifier=FixedFace("AH", p=0.3, shape=PATCH_SHAPE), faces=_ByBrightness(None, "AC"),
+                     read_again=False)
+    monkeypatch.setattr(rec, "_hypotheses", lambda frame: _Looks([picture], lambda: [inside], list, frame[..., 0],
+                                                                 np.eye(3)))
+    assert codes(rec.detect(frame)) == ["AC"]
+    # An outline inside the picture is not vouched for by its face (a pip's face reads as an ace):
+    # read surely there and not at the picture's frame, the corners that agree still win.
+    rec.faces = _ByBrightness("AC", None)
+    assert codes(rec.detect(frame)) == ["AH"]

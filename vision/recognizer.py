@@ -173,6 +173,7 @@ class Recognizer:
         frame = check_frame(frame_bgr)
         looks = self._hypotheses(frame)
         candidates, whole = self._candidates(frame, looks.table, looks.value, looks.to_frame)
+        picture = {id(c) for c in whole}   # the readings of the picture's own frame as one card
         if not any(c.confidence >= self.min_confidence for c in candidates):
             # Nothing read at a table's card sizes: perhaps one card seen close up, wider
             # than any card on a table can be (a photo of a card, a card held to the camera).
@@ -196,8 +197,14 @@ class Recognizer:
             # A card filling the picture: both frame corners read as the same card,
             # fairly surely; or read (one of them surely) and no card seen by its own corners read
             # more surely (a table's picture can have cards at its corners).
-            # Nothing else fits then.
-            best = max(whole, key=lambda c: (c.agreed, c.reads, c.confidence))
+            # Nothing else fits then.  A picture whose face was read surely is the card: no outline
+            # found inside it outranks its readings, even one whose corners agree (corners in doubt,
+            # a little inside the card, can agree on a look-alike: a 6S of a deck with its rank top
+            # right read 5S).  Not the other way round: an outline inside read by its face may be a
+            # pip's or a printed frame's, whose face reads as an ace.
+            framed = [c for c in whole if id(c) in picture]
+            best = max(framed if any(c.by_face for c in framed) else whole,
+                       key=lambda c: (c.agreed, c.reads, c.confidence))
             if best.agreed and best.confidence >= _AGREED or all(c.confidence <= best.confidence for c in candidates):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates)
