@@ -163,23 +163,33 @@ def test_training_continues_from_the_shipped_model_widened() -> None:
     assert np.abs(predict(net, faces) - FaceReader().classify(faces)).max() < 1e-4
 
 
+_HELD = PlacedCard("7H", (330, 260), 25, 190)
+"""A card held inside a 640x520 photo, turned (:func:`_card_photos`)."""
+
+
+def _card_photos(folder: Path, labels: str) -> tuple[np.ndarray, np.ndarray]:
+    """``held.png`` (:data:`_HELD` on dark wood) and ``whole.png`` (a KS filling the picture) written to
+    ``folder`` with the given ``labels.csv`` lines; the two pictures."""
+    held, _ = render_scene([_HELD], size=(640, 520), background="dark_wood")
+    cv2.imwrite(str(folder / "held.png"), held)
+    whole, _ = render_scene([PlacedCard("KS", (125, 175), 0, 250)], size=(250, 350), background="felt")
+    cv2.imwrite(str(folder / "whole.png"), whole)
+    (folder / "labels.csv").write_text("image,cards\n" + labels)
+    return held, whole
+
+
 def test_a_photo_of_a_card_inside_the_picture_is_cut_at_the_card(tmp_path: Path) -> None:
     """A card held in the picture is cut at its own corners; a photo that is all card is taken whole,
     and a find of another code is not trusted."""
     from models.data import CARD_CORNERS, found_inside, real_corners, read_labelled
     from vision.recognizer import Recognizer
 
-    held, _ = render_scene([PlacedCard("7H", (330, 260), 25, 190)], size=(640, 520), background="dark_wood")
-    cv2.imwrite(str(tmp_path / "held.png"), held)
-    whole, _ = render_scene([PlacedCard("KS", (125, 175), 0, 250)], size=(250, 350), background="felt")
-    cv2.imwrite(str(tmp_path / "whole.png"), whole)
-    (tmp_path / "labels.csv").write_text("image,cards\nheld.png,7H\nwhole.png,KS\n")
+    held, _ = _card_photos(tmp_path, "held.png,7H\nwhole.png,KS\n")
     items = read_labelled(tmp_path)
     inside = found_inside(items, Recognizer())
     assert set(inside) == {tmp_path / "held.png"}
     tl, br = real_corners(items, None, inside=inside)
-    expected = extract_patch(held, cv2.getPerspectiveTransform(CARD_CORNERS,
-                                                               PlacedCard("7H", (330, 260), 25, 190).outline()))
+    expected = extract_patch(held, cv2.getPerspectiveTransform(CARD_CORNERS, _HELD.outline()))
     assert np.abs(tl.x[0].astype(int) - expected.astype(int)).mean() < 25
     # Labelled as another card, the held photo is taken whole.
     (tmp_path / "labels.csv").write_text("image,cards\nheld.png,7D\n")
@@ -204,13 +214,9 @@ def test_real_faces_are_the_whole_photo_or_the_card_found_inside(tmp_path: Path)
     from models.faces import real_faces
     from vision.classifier import extract_faces
 
-    whole, _ = render_scene([PlacedCard("KS", (125, 175), 0, 250)], size=(250, 350), background="felt")
-    cv2.imwrite(str(tmp_path / "whole.png"), whole)
-    held, _ = render_scene([PlacedCard("7H", (330, 260), 25, 190)], size=(640, 520), background="dark_wood")
-    cv2.imwrite(str(tmp_path / "held.png"), held)
-    (tmp_path / "labels.csv").write_text("image,cards\nwhole.png,KS\nheld.png,7H\n")
+    held, whole = _card_photos(tmp_path, "whole.png,KS\nheld.png,7H\n")
     items = read_labelled(tmp_path)
-    card = cv2.getPerspectiveTransform(CARD_CORNERS, PlacedCard("7H", (330, 260), 25, 190).outline())
+    card = cv2.getPerspectiveTransform(CARD_CORNERS, _HELD.outline())
     plain = real_faces(items, None, inside={tmp_path / "held.png": card})
     assert [CLASSES[i] for i in plain.y] == ["KS", "7H"]
     assert np.abs(plain.x[1].astype(int) - extract_faces(held, [card])[0].astype(int)).mean() < 1
