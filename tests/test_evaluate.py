@@ -140,3 +140,34 @@ def test_the_face_reader_is_chosen_on_the_command_line(folder: Path, capsys: pyt
         parser.parse_args([str(folder), "--no-faces", "--faces", "x.onnx"])
     assert cli.main(["eval", str(folder), "--faces", str(folder / "absent.onnx")]) == 2
     assert "absent.onnx" in capsys.readouterr().err
+
+
+def test_images_reached_through_a_symbolic_link_are_read(folder: Path, tmp_path_factory: pytest.TempPathFactory,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A subfolder linked in, rather than copied, is read like any other."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    image(elsewhere / "d.png", 10)
+    (folder / "linked").symlink_to(elsewhere, target_is_directory=True)
+    with open(folder / "labels.csv", "a") as f:
+        f.write("linked/d.png,AS KH\n")
+    result = ev.evaluate(folder, FakeRecognizer())
+    assert result["images"] == 5
+    assert not any("linked/d.png" in e["path"] for e in result["errors"])
+
+
+def test_labels_naming_no_readable_image_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing measured is an error in one line, never 'precision 1.000, recall 1.000' on no image."""
+    monkeypatch.setattr(ev, "make_recognizer", lambda args: FakeRecognizer())
+    (tmp_path / "labels.csv").write_text("image,cards\ngone.jpg,AS\n")
+    assert cli.main(["eval", str(tmp_path), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "names no readable image, so nothing was measured" in err and "gone.jpg" in err
+
+
+def test_a_link_back_up_the_folder_is_walked_once(folder: Path) -> None:
+    (folder / "sub" / "loop").symlink_to(folder, target_is_directory=True)
+    assert ev.images_in(folder) >= {"a.jpg", "sub/b.PNG"}
+    assert not any(p.startswith("sub/loop/sub/loop") for p in ev.images_in(folder))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -140,6 +141,24 @@ def match(reported: Sequence[str], expected: Sequence[str]) -> tuple[int, list[s
     return matched, missing, extra
 
 
+def images_in(folder: Path) -> set[str]:
+    """The image files under ``folder`` as paths relative to it, subfolders reached through symbolic
+    links included (a data set is often linked in rather than copied); a link back up is walked once."""
+    found: set[str] = set()
+    walked: set[str] = set()
+    for root, subfolders, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in walked:
+            subfolders.clear()
+            continue
+        walked.add(real)
+        for name in files:
+            path = Path(root) / name
+            if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file():
+                found.add(path.relative_to(folder).as_posix())
+    return found
+
+
 def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dict[str, Any]:
     """The LABELS.md figures for ``folder``, plus ``errors`` listing whatever was skipped.
 
@@ -150,8 +169,7 @@ def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dic
 
     labels = labels if labels is not None else read_labels(folder)
     problems = list(labels.problems)
-    on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*")
-               if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES}
+    on_disk = images_in(folder)
     n_images = n_cards = n_reported = n_matched = n_exact = 0
     times: list[float] = []
     misses: list[dict[str, Any]] = []
@@ -223,6 +241,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion eval: {exc}", file=sys.stderr)
         return 2
     result = evaluate(args.folder, recognizer, labels)
+    if not result["images"]:
+        first = next((f" (first: {Problem(e['path'], e['line'], e['error'])})" for e in result["errors"]), "")
+        print(f"companion eval: {args.folder / 'labels.csv'} names no readable image, so nothing was measured"
+              f"{first}", file=sys.stderr)
+        return 2
     for e in result["errors"]:
         print(f"companion eval: {Problem(e['path'], e['line'], e['error'])}", file=sys.stderr)
     print(json.dumps(result) if args.json else summary(result))
