@@ -181,6 +181,7 @@ def test_a_corrupt_record_is_replayed_as_far_as_it_goes(tmp_path: Path, capsys: 
         b'{"type":"game","variant":"michigan-1939","players":["Ann"],"chips":100}\n',
         b'{"type":"game","variant":"michigan-1939","players":["Ann","Bob"],"chips":100,"options":{"reopen":"up"}}\n',
         b'{"type":"game","variant":"whist","players":["Ann","Bob"],"chips":100}\n',
+        b'{"type":"game","variant":"bonanza","players":["Ann","Bob"],"chips":100,"options":{"card_penalty":false}}\n',
         b"\xff\xfe\x00garbage",
     ],
 )
