@@ -61,6 +61,7 @@ class _Plain:
             elif isinstance(value, tuple):
                 value = list(value)
             out[name] = value
+        out["headline"] = self.headline
         out["text"] = str(self)
         return out
 
@@ -104,9 +105,6 @@ class Reopen(_Plain):
     def allows(self, player: str, card: Card) -> bool:
         return player in self.players and card.suit in self.suits
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "kind": self.kind}
-
     def __str__(self) -> str:
         return f"{names(self.players)} {REOPEN_WORDS[self.reason]}"
 
@@ -148,7 +146,11 @@ class ShowCards(_Plain):
     cards: frozenset[Card]
     wild: bool
     players: tuple[str, ...]
-    kind: ClassVar[str] = "show"
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        """``show`` (of the named cards), ``show_sequence`` or ``show_hand`` (five cards)."""
+        return "show" if self.cards else "show_sequence" if self.call == "sequence" else "show_hand"
 
     @property
     def headline(self) -> bool:  # type: ignore[override]
@@ -157,10 +159,11 @@ class ShowCards(_Plain):
     def __str__(self) -> str:
         title = CALL_TITLES[self.call]
         if self.cards:
-            return f"{title}: show {' and '.join(c.code for c in sorted(self.cards))}"
+            named = sorted(self.cards, key=lambda c: (self.call.find(c.code) % 100, c))  # as the call names them
+            return f"{title}: show {' and '.join(c.code for c in named)}"
         if self.call == "sequence":
             return f"{title}: show three cards of one suit in a row"
-        return f"{title}: {self.count} cards each"
+        return f"{title}: five cards each"
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,7 @@ class Betting(_Plain):
 
 @dataclass(frozen=True)
 class WidowChoice(_Plain):
-    """The dealer's widow decision (``actions``), and who may still bid."""
+    """The dealer's widow decision (one of ``actions``), and who may still bid."""
 
     dealer: str
     actions: frozenset[str]
@@ -187,7 +190,7 @@ class WidowChoice(_Plain):
     kind: ClassVar[str] = "widow"
 
     def __str__(self) -> str:
-        return f"Widow: {self.dealer} may {' or '.join(sorted(self.actions))}"
+        return f"Widow: {self.dealer} decides"
 
 
 @dataclass(frozen=True)
@@ -205,11 +208,11 @@ class Claiming(_Plain):
 class NextDeal(_Plain):
     """Who may deal now: anyone before the first hand, then the player left of the last dealer."""
 
-    dealers: tuple[str, ...]
+    players: tuple[str, ...]
     kind: ClassVar[str] = "deal"
 
     def __str__(self) -> str:
-        return f"{names(self.dealers)} to deal"
+        return f"{names(self.players)} to deal"
 
 
 @dataclass(frozen=True)
