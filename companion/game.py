@@ -432,8 +432,8 @@ class Game:
             turn = next((p for p in order if p not in s.folded and p not in s.bets and p not in s.shows), None)
             plays.append(legal.Betting(s.betting_section, tuple(p for p in order if p not in s.folded), turn))
         wild = bool(v.jokers) and JOKER not in s.dead
-        count, cards = {"joker": (1, frozenset({JOKER})), "sequence": (3, frozenset())}.get(
-            call, (2, PAIR_CALLS[call]) if call in PAIR_CALLS else (5, frozenset())
+        count, cards = {"joker": (1, (JOKER,)), "sequence": (3, ())}.get(
+            call, (2, tuple(map(Card.parse, call.split("-")))) if call in PAIR_CALLS else (5, ())
         )
         showers = tuple(
             p for p in order

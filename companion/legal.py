@@ -59,7 +59,7 @@ class _Plain:
             elif isinstance(value, frozenset):
                 value = sorted((c.code if isinstance(c, Card) else c for c in value), key=_order)
             elif isinstance(value, tuple):
-                value = list(value)
+                value = [c.code if isinstance(c, Card) else c for c in value]
             out[name] = value
         out["headline"] = self.headline
         out["text"] = str(self)
@@ -139,11 +139,11 @@ class LayAside(_Plain):
 @dataclass(frozen=True)
 class ShowCards(_Plain):
     """At ``call``, ``players`` may show ``count`` cards; ``cards`` are the ones it
-    asks for (empty: any), the Joker standing for one where ``wild``."""
+    asks for, as the call names them (empty: any), the Joker standing for one where ``wild``."""
 
     call: str
     count: int
-    cards: frozenset[Card]
+    cards: tuple[Card, ...]
     wild: bool
     players: tuple[str, ...]
 
@@ -159,8 +159,7 @@ class ShowCards(_Plain):
     def __str__(self) -> str:
         title = CALL_TITLES[self.call]
         if self.cards:
-            named = sorted(self.cards, key=lambda c: (self.call.find(c.code) % 100, c))  # as the call names them
-            return f"{title}: show {' and '.join(c.code for c in named)}"
+            return f"{title}: show {' and '.join(c.code for c in self.cards)}"
         if self.call == "sequence":
             return f"{title}: show three cards of one suit in a row"
         return f"{title}: five cards each"

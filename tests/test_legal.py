@@ -82,7 +82,7 @@ def test_bonanza_passed_players_drop_out_and_after_all_passed_only_the_stop_play
 def test_bonanza_calls_say_the_shapes_of_a_show() -> None:
     game = new_game("bonanza")
     feed(game, {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "exchange"})
-    assert game.legal_plays() == (ShowCards("joker", 1, frozenset(parse_cards("JK")), False, FOUR), Close("joker"))
+    assert game.legal_plays() == (ShowCards("joker", 1, tuple(parse_cards("JK")), False, FOUR), Close("joker"))
     feed(game, NEXT)
     assert lines(game) == "Queen-Jack: show QS and JD"
     assert game.legal_plays()[0].wild  # the Joker may stand for one
@@ -97,7 +97,7 @@ def test_poker_who_may_still_bet_or_show() -> None:
     feed(game, {"type": "bet", "player": "Bob", "chips": 2}, {"type": "fold", "player": "Cy"})
     betting, show, close = game.legal_plays()
     assert betting == Betting("poker", ("Bob", "Dee", "Ann"), "Dee")
-    assert show == ShowCards("poker", 5, frozenset(), False, ("Bob", "Dee", "Ann")) and close == Close("poker")
+    assert show == ShowCards("poker", 5, (), False, ("Bob", "Dee", "Ann")) and close == Close("poker")
 
 
 def test_the_view_carries_them_for_the_pages() -> None:
