@@ -412,6 +412,8 @@ class Game:
         """
         s = self.state
         phase, v = s.phase, s.variant
+        if phase == "over":
+            return ()
         if phase == "run":
             return self._run_plays(s)
         if phase in ("setup", "between"):
@@ -423,15 +425,13 @@ class Game:
             return (legal.WidowChoice(s.dealer, v.widow_actions, bidders),)
         if phase == "claims":
             return (legal.Claiming(s.players), legal.Close("claims"))
-        call = s.current_call or phase
-        if call == "over":
-            return ()
+        call = s.current_call or phase  # a Bonanza call, or poker, or the showdown
         plays: list[legal.LegalPlay] = []
         order = self._from(s, s.dealer) if s.dealer else s.players
         if s.betting_section is not None:
             turn = next((p for p in order if p not in s.folded and p not in s.bets and p not in s.shows), None)
             plays.append(legal.Betting(s.betting_section, tuple(p for p in order if p not in s.folded), turn))
-        wild = bool(v.jokers) and JOKER not in s.dead
+        wild = bool(v.jokers) and (phase == "showdown" or JOKER not in s.dead)  # the showdown deals a fresh pack
         count, cards = {"joker": (1, (JOKER,)), "sequence": (3, ())}.get(
             call, (2, tuple(map(Card.parse, call.split("-")))) if call in PAIR_CALLS else (5, ())
         )
