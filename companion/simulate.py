@@ -4,6 +4,8 @@ The demo renders these games for the camera pipeline, the benchmark replays
 them, and the property tests check that any such game conserves chips. The
 players are honest and simple: they lead and reopen with their lowest card,
 bet a little, show a random five, and always play the next card if they hold it.
+Their run moves are drawn from what the referee accepts (``Game.legal_plays``),
+so the simulation keeps no copy of the rules.
 
 >>> table = SimulatedTable("michigan-1939", ["Ann", "Bob", "Cy"], seed=1)
 >>> events = list(table.play(hands=2))
