@@ -50,6 +50,8 @@ class SimulatedTable:
         self.players = list(players)
         self.chips = chips
         self.rng = random.Random(seed)
+        self.talk = random.Random(seed)
+        """Whether a Bonanza player who need not pass says so: apart from ``rng``, so it changes no deal."""
         self.game = Game()
         first = {"type": "game", "variant": variant, "players": self.players, "chips": chips}
         if options:
@@ -228,7 +230,7 @@ class SimulatedTable:
             options = [c for c in h.hands[player] if c.suit in by_rule.suits]  # type: ignore[union-attr]
             if options:
                 return self._play(player, min(options, key=lambda c: (c.value, c.suit)))
-            if turn and turn.player == player and (len(by_rule.players) == 1 or self.rng.random() < 0.5):  # type: ignore[union-attr]
+            if turn and turn.player == player and (len(by_rule.players) == 1 or self.talk.random() < 0.5):  # type: ignore[union-attr]
                 return self._emit({"type": "pass", "player": player})
         fallback = next((r for r in reopens if r.reason == "any-suit"), None)
         if fallback is not None:
