@@ -75,9 +75,13 @@ function present(v) {
   return v != null && v !== "" && !(Array.isArray(v) && v.length === 0);
 }
 
-// A log entry (or, with group "expect", what the table waits for) in the reader's language:
-// the first template of its kind whose fields are all there.
-function describe(entry, group = "log") {
+// A log entry in the reader's language: the first template of its kind whose fields are all there.
+function describe(entry) {
+  return word("log", entry);
+}
+
+// The same rule for any group of templates ("log", "expect").
+function word(group, entry) {
   const templates = (I18N[group] && I18N[group][entry.kind]) || [];
   for (const template of templates) {
     const names = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -96,7 +100,7 @@ function describe(entry, group = "log") {
 
 // The view's expect entries as one line: "Next: Five of diamonds, or Cy reopens in another suit".
 function describeExpect(view) {
-  return (view.expect || []).filter((e) => e.headline).map((e) => describe(e, "expect")).join(t("expect_or"));
+  return (view.expect || []).filter((e) => e.headline).map((e) => word("expect", e)).join(t("expect_or"));
 }
 
 // "settled as 5D: the only legal card among 5D/5H"
