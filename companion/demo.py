@@ -8,8 +8,9 @@ what they report goes to the referee (stored, as in ``serve``), the mock
 board and the scoreboard. What a camera cannot see (the deal, the widow,
 bets, shows) is entered as a referee would on the tablet.
 
-The demo plays a careful referee too: when the camera is unsure of a card it
-confirms the true one (as the confirm button would), when it misses one it
+The demo plays a careful referee too: when the camera is unsure of a card
+that the game cannot settle (more than one of its readings could be played)
+it confirms the true one (as the confirm button would), when it misses one it
 enters it by hand, and when it misreads one it undoes that and enters the
 right card. At the end it prints how the vision did against the truth.
 """
@@ -53,6 +54,8 @@ class VisionScore:
     """Camera plays that were the right card at the right seat."""
     read_wrong: int = 0
     """Camera plays that were not (misreads, a card reported twice, a card at the wrong seat)."""
+    settled: int = 0
+    """Cards the camera was unsure of and the game settled: the only legal one among the readings."""
     uncertain: int = 0
     """Cards the camera was unsure of and the referee confirmed."""
     dismissed: int = 0
@@ -203,9 +206,10 @@ class DemoTable:
 
     # ------------------------------------------------------------- the game
 
-    def _referee_play(self, event: dict[str, Any], applied_before: int, refused_before: int) -> None:
+    def _referee_play(self, event: dict[str, Any], applied_before: int, refused_before: int, settled_before: int) -> None:
         """Make sure the table has this play, as a careful referee would."""
         camera = self.loop.applied[applied_before:]
+        self.score.settled += len(self.loop.settled[settled_before:])
         refused = self.loop.refused_events[refused_before:]
         self.score.read_right += sum(e == event for e in camera)
         wrong = [e for e in camera + refused if e != event]
@@ -241,7 +245,7 @@ class DemoTable:
                 self.table.submit(event)
                 continue
             self.score.plays += 1
-            before = (len(self.loop.applied), len(self.loop.refused_events))
+            before = (len(self.loop.applied), len(self.loop.refused_events), len(self.loop.settled))
             self._lay(event["player"], event["card"])
             self._referee_play(event, *before)
         return self.score
@@ -314,7 +318,7 @@ def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
     print(f"Final balances: {view['balances']}  (simulation: {truth}, {'equal' if view['balances'] == truth else 'DIFFERENT'})")
     print(
         f"Vision: {score.plays} cards played; camera read {score.read_right} right, {score.read_wrong} wrong, "
-        f"{score.uncertain} unsure and confirmed, {score.dismissed} unsure and dismissed, {score.missed} entered by hand; "
+        f"{score.settled} unsure and settled by the game, {score.uncertain} unsure and confirmed, {score.dismissed} unsure and dismissed, {score.missed} entered by hand; "
         f"precision {score.precision:.3f}, recall {score.recall:.3f}; {score.fps:.1f} frames/s over {score.frames} frames"
     )
     if isinstance(demo.detect, StillFrames):

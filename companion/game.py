@@ -27,7 +27,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
-from companion.cards import JOKER, Card
+from companion import legal
+from companion.cards import JOKER, RED_SUITS, SUITS, Card
 from companion.errors import (
     BadAmount,
     BadCombination,
@@ -389,8 +390,117 @@ class Game:
             ],
             over=s.phase == "over",
             title=s.variant.title,
+            expect=[p.to_dict() for p in self.legal_plays()],
         )
         return view
+
+    def legal_plays(self) -> tuple[legal.LegalPlay, ...]:
+        """What the referee would accept now, as :mod:`companion.legal` values.
+
+        Cards the table has seen (played, dead, shown by another player,
+        passed over) are refused whatever these say; :meth:`settle` weighs both.
+
+        >>> game = Game()
+        >>> game.push({"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100})
+        >>> for e in ({"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"}, {"type": "next"},
+        ...           {"type": "play", "player": "Ann", "card": "4D"}):
+        ...     game.push(e)
+        >>> [str(p) for p in game.legal_plays()]
+        ['Next: 5♦', 'Ann reopens in another suit', 'Ann may pass']
+        >>> legal.summary(game.legal_plays())
+        'Next: 5♦, or Ann reopens in another suit'
+        """
+        s = self.state
+        phase, v = s.phase, s.variant
+        if phase == "over":
+            return ()
+        if phase == "run":
+            return self._run_plays(s)
+        if phase in ("setup", "between"):
+            dealers = s.players if s.dealer is None else (s.left_of(s.dealer),)
+            return (legal.NextDeal(dealers), legal.Showdown())
+        if phase == "widow":
+            assert s.dealer is not None
+            bidders = tuple(p for p in s.players if p != s.dealer) if "sell" in v.widow_actions else ()
+            return (legal.WidowChoice(s.dealer, v.widow_actions, bidders),)
+        if phase == "claims":
+            return (legal.Claiming(s.players), legal.Close("claims"))
+        call = s.current_call or phase  # a Bonanza call, or poker, or the showdown
+        plays: list[legal.LegalPlay] = []
+        order = self._from(s, s.dealer) if s.dealer else s.players
+        if s.betting_section is not None:
+            turn = next((p for p in order if p not in s.folded and p not in s.bets and p not in s.shows), None)
+            plays.append(legal.Betting(s.betting_section, tuple(p for p in order if p not in s.folded), turn))
+        wild = bool(v.jokers) and (phase == "showdown" or JOKER not in s.dead)  # the showdown deals a fresh pack
+        count, cards = {"joker": (1, (JOKER,)), "sequence": (3, ())}.get(
+            call, (2, tuple(map(Card.parse, call.split("-")))) if call in PAIR_CALLS else (5, ())
+        )
+        showers = tuple(
+            p for p in order
+            if p not in s.shows and p not in s.folded and (phase == "showdown" or s.cards_left(p) >= count)
+        )
+        if showers and not (call == "joker" and not wild):
+            plays.append(legal.ShowCards(call, count, cards, wild and call != "joker", showers))
+        plays.append(legal.Close(call))
+        return tuple(plays)
+
+    def settle(self, player: str, candidates: Iterable[str | Card]) -> Card | None:
+        """The one card among an unsure read's ``candidates`` that ``player`` may lay in the run now.
+
+        None when there are none or several: then a person must say.
+        """
+        s = self.state
+        if s.phase != "run" or player not in s.balances:
+            return None
+        cards = []
+        for c in candidates:
+            try:
+                cards.append(c if isinstance(c, Card) else Card.parse(c))
+            except ValueError:
+                continue
+        fit = {
+            c for c in legal.allowed_cards(self._run_plays(s), player, cards)
+            if c not in s.passed_over and self._unavailable(s, player, c) is None
+        }
+        return fit.pop() if len(fit) == 1 else None
+
+    @staticmethod
+    def _from(s: _State, first: str) -> tuple[str, ...]:
+        """The players in seating order, starting with ``first``."""
+        i = s.players.index(first)
+        return s.players[i:] + s.players[:i]
+
+    def _run_plays(self, s: _State) -> tuple[legal.LegalPlay, ...]:
+        v = s.variant
+        active = tuple(p for p in s.players if s.cards_left(p) > 0)
+        plays: list[legal.LegalPlay] = []
+        if s.suit is not None:
+            if s.expected is not None:
+                holder = s.holder.get(s.expected)
+                plays.append(legal.NextCard(s.expected, (holder,) if holder else active))
+            stopper, ended, fallback = s.last_player, s.suit, False
+        else:
+            stopper, ended, fallback = s.stop_player, s.ended_suit, s.fallback
+        assert stopper is not None
+        every = frozenset(SUITS)
+        if ended is None:
+            plays.append(legal.Reopen((stopper,), every, "lead"))
+        else:
+            fits = frozenset(x for x in SUITS if _fits(v, x, ended))
+            reason = v.options["reopen"]
+            if v.reopen_turns == "anyone":
+                by_rule = tuple(p for p in self._from(s, stopper) if p in active and p not in s.passed)
+                if by_rule and not fallback:
+                    plays.append(legal.Reopen(by_rule, fits, reason))
+                if fallback or stopper not in s.passed:
+                    plays.append(legal.Reopen((stopper,), every, "any-suit"))
+            else:
+                plays.append(legal.Reopen((s.turn or stopper,) if s.suit is None else (stopper,), fits, reason))
+            if not fallback:
+                plays.append(legal.PassTurn(stopper if s.suit is not None else s.turn or stopper))
+        if v.jokers and JOKER not in s.dead:
+            plays.append(legal.LayAside(active))
+        return tuple(plays)
 
     # -------------------------------------------------------------- plumbing
 
@@ -468,19 +578,32 @@ class Game:
         return name
 
     def _in_pack(self, s: _State, card: Card) -> None:
-        if card.is_joker and not s.variant.jokers:
-            raise CardNotInPack(f"there is no Joker in {s.variant.title}")
+        refusal = self._not_in_pack(s, card)
+        if refusal is not None:
+            raise refusal
+
+    @staticmethod
+    def _not_in_pack(s: _State, card: Card) -> RuleError | None:
+        return CardNotInPack(f"there is no Joker in {s.variant.title}") if card.is_joker and not s.variant.jokers else None
 
     def _available(self, s: _State, player: str, card: Card) -> None:
         """The card may still be in ``player``'s hand, as far as the table has seen."""
-        self._in_pack(s, card)
+        refusal = self._unavailable(s, player, card)
+        if refusal is not None:
+            raise refusal
+
+    def _unavailable(self, s: _State, player: str, card: Card) -> RuleError | None:
+        """Why ``card`` cannot be in ``player``'s hand, or None."""
+        if (refusal := self._not_in_pack(s, card)) is not None:
+            return refusal
         if card in s.played_set:
-            raise CardUnavailable(f"{card} was already played this hand")
+            return CardUnavailable(f"{card} was already played this hand")
         if card in s.dead:
-            raise CardUnavailable(f"{card} is dead this hand")
+            return CardUnavailable(f"{card} is dead this hand")
         holder = s.holder.get(card)
         if holder is not None and holder != player:
-            raise CardUnavailable(f"{card} was shown by {holder} this hand, not by {player}")
+            return CardUnavailable(f"{card} was shown by {holder} this hand, not by {player}")
+        return None
 
     def _need_phase(self, s: _State, ok: bool, what: str) -> None:
         if not ok:
@@ -732,10 +855,11 @@ class Game:
     def _check_opening(self, s: _State, player: str, card: Card) -> None:
         """Raise unless ``player`` may open a run with ``card`` now."""
         v = s.variant
-        if s.suit is not None:  # a run is under way: only its last player can end it by reopening
+        if s.suit is not None:  # a run is under way: its last player may end it by reopening (in Bonanza anyone may, in the reopen's suits)
             stopper, ended = s.last_player, s.suit
-            if player != stopper:
-                raise NotNextCard(f"{player} cannot play {card}: the run expects {s.expected}, or {stopper} reopens")
+            if player != stopper and not (v.reopen_turns == "anyone" and _fits(v, card.suit, ended)):
+                who = f"a reopen in {_rule(v)} ({stopper} in any suit)" if v.reopen_turns == "anyone" else f"{stopper} reopens"
+                raise NotNextCard(f"{player} cannot play {card}: the run expects {s.expected}, or {who}")
             fallback = False
         else:
             stopper, ended, fallback = s.stop_player, s.ended_suit, s.fallback
@@ -744,10 +868,7 @@ class Game:
                     raise OutOfTurn(f"{stopper} leads, not {player}")
                 return
         assert stopper is not None and ended is not None
-        other_colour = v.options["reopen"] == "other-colour"
-        ended_colour = Card("2", ended).colour
-        fits = card.colour != ended_colour if other_colour else card.suit != ended
-        rule = "a suit of the other colour" if other_colour else "another suit"
+        fits = _fits(v, card.suit, ended)
         if v.reopen_turns == "anyone":
             if player in s.passed and not (fallback and player == stopper):
                 raise OutOfTurn(f"{player} passed and may not reopen until the next card is played")
@@ -760,7 +881,7 @@ class Game:
             if player != turn:
                 raise OutOfTurn(f"{turn} must reopen, not {player}")
         if not fits:
-            raise NotNextCard(f"{player} cannot reopen with {card}: after {ended} stopped, the run reopens in {rule}")
+            raise NotNextCard(f"{player} cannot reopen with {card}: after {ended} stopped, the run reopens in {_rule(v)}")
 
     def _on_pass(self, s: _State, ev: Pass) -> None:
         self._need_phase(s, s.phase == "run", "a pass")
@@ -927,6 +1048,17 @@ class Game:
         Pass: _on_pass,
         Showdown: _on_showdown,
     }
+
+
+def _fits(v: Variant, suit: str, ended: str) -> bool:
+    """Whether the run may reopen in ``suit`` after ``ended`` stopped, by the ``reopen`` option."""
+    if v.options["reopen"] == "other-colour":
+        return (suit in RED_SUITS) != (ended in RED_SUITS)
+    return suit != ended
+
+
+def _rule(v: Variant) -> str:
+    return "a suit of the other colour" if v.options["reopen"] == "other-colour" else "another suit"
 
 
 def replay(lines: Iterable[str]) -> Game:

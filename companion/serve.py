@@ -47,9 +47,13 @@ class TableLoop:
 
     A certain sighting in a seat's zone becomes a ``play`` (or a ``show``);
     an uncertain one waits in the table's ``pending`` list for the confirm
-    button or the referee page. A refused play sounds the buzzer and shows
-    why on the scoreboard; nothing is applied until the card is taken back
-    or corrected.
+    button or the referee page, unless in the run exactly one of its
+    candidates is a card that seat may legally lay now (``Table.settle``):
+    then it is played as that card. A read where nothing had moved is not
+    settled so (it may be no card at all), and a certain read is never
+    changed: a clear illegal card is refused like any other. A refused play
+    sounds the buzzer and shows why on the scoreboard; nothing is applied
+    until the card is taken back or corrected.
     """
 
     def __init__(self, table: Table, *, board: Any | None = None, tracker: Tracker | None = None,
@@ -65,6 +69,8 @@ class TableLoop:
         """Record events this loop made from camera sightings and the table accepted."""
         self.refused_events: list[dict[str, Any]] = []
         """Those the table refused."""
+        self.settled: list[tuple[str, str]] = []
+        """Unsure reads the game settled: (seat, card)."""
         self._sync_phase(table.view())
         table.add_listener(self._on_view)
         table.before_each(self._before)
@@ -96,7 +102,7 @@ class TableLoop:
 
     def handle(self, events: Sequence[CardSeen | CardRemoved], frame_index: int) -> None:
         """Take the tracker's events for one frame."""
-        events = [e for e in events if not self._found_again(e)]
+        events = [self._settled(e) for e in events if not self._found_again(e)]
         for e in events:
             if isinstance(e, CardRemoved) and self.refused.pop(e.code, None) is not None:
                 self.table.clear_notice()
@@ -111,6 +117,20 @@ class TableLoop:
             return
         for event in self.mapper.update(events, frame_index):
             self._submit(event)
+
+    def _settled(self, e: CardSeen | CardRemoved) -> CardSeen | CardRemoved:
+        """An unsure read in the run with exactly one legal candidate, as that card; any other event as it is."""
+        if not isinstance(e, CardSeen) or not e.uncertain or e.unmoved or self.mapper.phase != "run" or e.seat in (None, CENTRE):
+            return e
+        candidates = [code for code, _ in e.candidates]
+        card = self.table.settle(e.seat, candidates)
+        if card is None:
+            return e
+        log.info("%s: settled as %s: the only legal card among %s", e.seat, card, "/".join(candidates))
+        self.settled.append((e.seat, card))
+        if self.tracker is not None and card != e.code:
+            self.tracker.relabel(e.code, card)
+        return e.confirmed(card)
 
     def _found_again(self, e: CardSeen | CardRemoved) -> bool:
         """A card its player already played this hand, sighted again in his zone: the camera lost

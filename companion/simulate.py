@@ -4,6 +4,8 @@ The demo renders these games for the camera pipeline, the benchmark replays
 them, and the property tests check that any such game conserves chips. The
 players are honest and simple: they lead and reopen with their lowest card,
 bet a little, show a random five, and always play the next card if they hold it.
+Their run moves are drawn from what the referee accepts (``Game.legal_plays``),
+so the simulation keeps no copy of the rules.
 
 >>> table = SimulatedTable("michigan-1939", ["Ann", "Bob", "Cy"], seed=1)
 >>> events = list(table.play(hands=2))
@@ -19,6 +21,7 @@ from typing import Any, Iterator, Sequence
 
 from companion.cards import JOKER, Card, standard_deck
 from companion.game import HEART_HONOURS, PAIR_CALLS, Game
+from companion.legal import NextCard, PassTurn, Reopen
 from companion.poker import best_sequence
 from companion.variants import Variant
 
@@ -47,6 +50,8 @@ class SimulatedTable:
         self.players = list(players)
         self.chips = chips
         self.rng = random.Random(seed)
+        self.talk = random.Random(seed)
+        """Whether a Bonanza player who need not pass says so: apart from ``rng``, so it changes no deal."""
         self.game = Game()
         first = {"type": "game", "variant": variant, "players": self.players, "chips": chips}
         if options:
@@ -196,47 +201,40 @@ class SimulatedTable:
         return self._emit({"type": "play", "player": player, "card": str(card)})
 
     def _run(self) -> Iterator[dict[str, Any]]:
+        """Each move drawn from what the referee accepts now (``Game.legal_plays``)."""
         h = self.hand
         assert h is not None
-        s = self.game.state
-        leader = s.stop_player
-        assert leader is not None
-        suit = self.rng.choice(sorted({c.suit for c in h.hands[leader]}))
-        yield self._play(leader, min(c for c in h.hands[leader] if c.suit == suit))
         while self.game.phase == "run":
-            s = self.game.state
-            if s.suit is not None:
-                holder = self._holder(s.expected) if s.expected else None
-                if holder:
-                    yield self._play(holder, s.expected)  # type: ignore[arg-type]
-                    continue
-                # a stop: the last player must reopen or pass
-                ended, stopper = s.suit, s.last_player
-            else:
-                ended, stopper = s.ended_suit, s.stop_player
-            assert ended is not None and stopper is not None
-            yield from self._reopen(stopper, ended)
+            plays = self.game.legal_plays()
+            following = next((p for p in plays if isinstance(p, NextCard)), None)
+            holder = self._holder(following.card) if following else None
+            if following and holder:
+                yield self._play(holder, following.card)
+                continue
+            reopens = [p for p in plays if isinstance(p, Reopen)]
+            if reopens[0].reason == "lead":
+                leader = reopens[0].players[0]
+                suit = self.rng.choice(sorted({c.suit for c in h.hands[leader]}))
+                yield self._play(leader, min(c for c in h.hands[leader] if c.suit == suit))
+                continue
+            yield self._reopen(reopens, next((p for p in plays if isinstance(p, PassTurn)), None))
 
-    def _fits(self, card: Card, ended: str) -> bool:
-        if self.variant.options["reopen"] == "other-colour":
-            return card.colour != Card("2", ended).colour
-        return card.suit != ended
-
-    def _reopen(self, stopper: str, ended: str) -> Iterator[dict[str, Any]]:
+    def _reopen(self, reopens: list[Reopen], turn: PassTurn | None) -> dict[str, Any]:
+        """Round the table from the stop player: the first who can reopen by the rule does, with his
+        lowest such card; one who cannot says so (a ``pass``) where he must, or now and then where he
+        need not; when nobody can, the stop player opens in any suit (Bonanza)."""
         h = self.hand
         assert h is not None
-        v = self.variant
-        turn = stopper
-        while True:
-            options = [c for c in h.hands[turn] if self._fits(c, ended)]
+        by_rule = next((r for r in reopens if r.reason != "any-suit"), None)
+        for player in by_rule.players if by_rule else ():
+            options = [c for c in h.hands[player] if c.suit in by_rule.suits]  # type: ignore[union-attr]
             if options:
-                yield self._play(turn, min(options, key=lambda c: (c.value, c.suit)))
-                return
-            yield self._emit({"type": "pass", "player": turn})
-            if v.reopen_turns == "stop-player" or self.game.phase != "run":
-                return
-            turn = self.players[(self.players.index(turn) + 1) % len(self.players)]
-            if turn == stopper and v.reopen_turns == "anyone":
-                lowest = min(h.hands[turn], key=lambda c: (c.value, c.suit))
-                yield self._play(turn, lowest)
-                return
+                return self._play(player, min(options, key=lambda c: (c.value, c.suit)))
+            if turn and turn.player == player and (len(by_rule.players) == 1 or self.talk.random() < 0.5):  # type: ignore[union-attr]
+                return self._emit({"type": "pass", "player": player})
+        fallback = next((r for r in reopens if r.reason == "any-suit"), None)
+        if fallback is not None:
+            player = fallback.players[0]
+            return self._play(player, min(h.hands[player], key=lambda c: (c.value, c.suit)))
+        assert turn is not None, "nobody can reopen and nobody may pass"
+        return self._emit({"type": "pass", "player": turn.player})

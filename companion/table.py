@@ -25,6 +25,7 @@ from __future__ import annotations
 import io
 import itertools
 import logging
+from collections import deque
 import queue
 import threading
 import time
@@ -42,6 +43,9 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[dict[str, Any]], None]
 
+SETTLED_SHOWN = 5
+"""How many of the latest reads settled by the game the view lists (newest last)."""
+
 
 def empty_view() -> dict[str, Any]:
     """The view before any game line: every key present, nothing in it."""
@@ -50,6 +54,7 @@ def empty_view() -> dict[str, Any]:
         "players": [], "dealer": None, "sections": [], "call": None,
         "run": {"suit": None, "last_card": None, "last_player": None, "next_card": None, "to_reopen": None, "stops": [], "played": {}},
         "poker": None, "widow": None, "won": [], "out": None, "settlement": [], "log": [], "over": False, "title": None,
+        "expect": [],
     }
 
 
@@ -66,6 +71,7 @@ class Table:
         self._pending: dict[int, dict[str, Any]] = {}
         self._pending_ids = itertools.count(1)
         self._notice: dict[str, Any] | None = None
+        self._settled: deque[dict[str, Any]] = deque(maxlen=SETTLED_SHOWN)
         self.version = time.time_ns() // 1_000_000
         """Grows with every change, and across restarts too (a tablet's stream resumes by it)."""
         self.game = self._rebuild(store.events())
@@ -130,6 +136,7 @@ class Table:
             self.store.replace([ev.to_dict()])
             self.game = fresh
             self._pending.clear()
+            self._settled.clear()
             self._notice = None
             return self._changed()
 
@@ -154,6 +161,7 @@ class Table:
             self.store.replace(events)
             self.game = game
             self._pending.clear()
+            self._settled.clear()
             self._notice = None
             return self._changed()
 
@@ -199,6 +207,23 @@ class Table:
                 hook(entry, card)
             return self._changed()
 
+    def settle(self, player: str, candidates: list[str]) -> str | None:
+        """The one card among an unsure read's ``candidates`` that ``player``
+        may legally lay in the run now (:meth:`companion.game.Game.settle`), or None.
+
+        A settled read is listed in the view's ``settled``, so the referee sees
+        that the game, not a person, chose the card.
+        """
+        with self._lock:
+            card = self.game.settle(player, candidates) if self.game.started else None
+            if card is None:
+                return None
+            self._settled.append({
+                "player": player, "card": card.code, "candidates": list(candidates),
+                "text": f"settled as {card.code}: the only legal card among {'/'.join(candidates)}",
+            })
+            return card.code
+
     def dismiss(self, pending_id: int) -> dict[str, Any]:
         """Drop an uncertain read that was no card at all."""
         with self._lock:
@@ -213,6 +238,7 @@ class Table:
             view = self.game.view() if self.game.started else empty_view()
             view["version"] = self.version
             view["pending"] = list(self._pending.values())
+            view["settled"] = list(self._settled)
             view["notice"] = self._notice
             return view
 

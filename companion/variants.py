@@ -14,6 +14,10 @@ False
 Traceback (most recent call last):
 ...
 companion.errors.RecordError: option 'reopen' must be one of 'other-suit', 'other-colour', not 'sideways'
+>>> Bonanza(options={"card_penalty": False})
+Traceback (most recent call last):
+...
+companion.errors.RecordError: option 'card_penalty' is always true in Bonanza: its rules always make the loser pay per card
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ class Variant:
         "reopen": "other-suit",
         "card_penalty": True,
     }
+    fixed_options: ClassVar[dict[str, tuple[Any, str]]] = {}
+    """Options this game's rules settle for good: name -> (the only value, why)."""
 
     def __init__(self, *, options: Mapping[str, Any] | None = None) -> None:
         merged = dict(self.defaults)
@@ -77,6 +83,10 @@ class Variant:
             if not any(value is a or (type(value) is type(a) and value == a) for a in allowed):
                 shown = ", ".join(repr(a).lower() if isinstance(a, bool) else repr(a) for a in allowed)
                 raise RecordError(f"option {key!r} must be one of {shown}, not {value!r}")
+            if key in self.fixed_options and value != self.fixed_options[key][0]:
+                only, why = self.fixed_options[key]
+                shown = repr(only).lower() if isinstance(only, bool) else repr(only)
+                raise RecordError(f"option {key!r} is always {shown} in {self.title}: {why}")
             merged[key] = value
         self.options: dict[str, Any] = merged
 
@@ -126,6 +136,7 @@ class Bonanza(Variant):
     centre = "centre"
     reopen_turns = "anyone"
     defaults = {**Variant.defaults, "reopen": "other-colour"}
+    fixed_options = {"card_penalty": (True, "its rules always make the loser pay per card")}
 
 
 class Tripoley(Variant):

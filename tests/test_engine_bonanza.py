@@ -353,10 +353,63 @@ def test_only_the_stop_player_may_reopen_in_the_same_colour() -> None:
 def test_the_stop_player_reopening_before_the_stop_is_known() -> None:
     game = in_run()
     feed(game, play("Ann", "5H"), play("Bob", "6H"))
-    refused(game, play("Cy", "2S"), errors.NotNextCard)  # 7H may still come: only Bob can end the run
-    game.push(play("Bob", "3D"))
+    game.push(play("Bob", "3D"))  # the same colour: only the stop player may
     assert "7H" in {str(c) for c in game.state.passed_over}
     game.push(play("Bob", "4D"))
+
+
+def test_another_player_reopening_in_the_other_colour_makes_the_stop_known() -> None:
+    """Rule 4: no pass is needed; the passed-over card counts as a stop and is withheld."""
+    game = in_run()
+    feed(game, play("Ann", "5H"), play("Bob", "6H"))
+    game.push(play("Dee", "2S"))  # nobody passed: Dee reopens in black as it comes
+    assert [str(c) for c in game.state.stops] == ["6H"]
+    assert {str(c) for c in game.state.passed_over} == {"7H"}
+    assert game.view()["run"]["suit"] == "S" and game.view()["log"][-1]["opening"]
+    with pytest.raises(errors.Withheld):
+        game.push(play("Cy", "7H"))
+
+
+def test_another_player_may_not_end_the_run_in_the_same_colour() -> None:
+    game = in_run()
+    feed(game, play("Ann", "5H"), play("Bob", "6H"))
+    with pytest.raises(errors.NotNextCard, match="the run expects 7H, or a reopen in a suit of the other colour"):
+        game.push(play("Cy", "2D"))
+    refused(game, play("Cy", "2H"), errors.NotNextCard)
+
+
+def test_after_a_pass_the_others_still_reopen_without_passing() -> None:
+    game = in_run()
+    feed(game, play("Ann", "5H"), play("Bob", "6H"), pass_("Bob"))
+    refused(game, play("Bob", "2S"), errors.OutOfTurn)  # he passed
+    game.push(play("Dee", "2S"))  # Cy, whose turn it was, said nothing: Dee may reopen all the same
+
+
+def test_a_whole_hand_with_two_reopens_by_other_players_in_a_row() -> None:
+    game = in_run(NINE, dealer="I")
+    sizes = dict(game.state.hand_size)
+    feed(game, play("I", "5H"), play("A", "6H"))
+    game.push(play("B", "2S"))  # 7H passed over: A's 6H was a stop
+    game.push(play("C", "9H"))  # straight away another: 3S passed over, B's 2S a stop
+    refused(game, play("A", "7H"), errors.Withheld)
+    refused(game, play("D", "3S"), errors.Withheld)
+    balances = game.balances
+    feed(game, play("D", "TH"), play("E", "JH"), play("F", "QH"), play("G", "KH"), play("H", "AH"))
+    assert game.balances["G"] == balances["G"] + 9  # KH pays
+    game.push(play("I", "7C"))  # after the Ace anyone reopens in black
+    feed(game, *plays("I", "8C 9C TC"))
+    assert game.phase == "between" and game.view()["out"] == "I"
+    assert [str(c) for c in game.state.stops] == ["6H", "2S", "AH"]
+    assert {str(c) for c in game.state.passed_over} == {"7H", "3S"}
+    left = {p: sizes[p] - 1 for p in NINE if p != "I"}
+    assert {s["from"]: s["chips"] for s in game.view()["settlement"]} == left
+    assert [f["kind"] for f in game.flags] == []  # refused withheld plays are flagged by replays, not by push
+
+
+def test_card_penalty_off_is_not_a_bonanza_game() -> None:
+    with pytest.raises(errors.RecordError, match="always true in Bonanza: its rules always make the loser pay"):
+        start(card_penalty=False)
+    assert start(card_penalty=True).variant.options["card_penalty"] is True
 
 
 def test_pass_moves_the_turn_left_and_a_passed_player_may_not_reopen() -> None:

@@ -104,6 +104,65 @@ def test_uncertain_reads_wait_for_the_confirm_button(table: Table, board) -> Non
     assert b.buzzer.sounding
 
 
+def unsure(seat: str, *codes: str, frame: int = 5, unmoved: bool = False) -> CardSeen:
+    candidates = tuple((c, round(0.5 - 0.1 * i, 2)) for i, c in enumerate(codes))
+    return CardSeen(codes[0], seat, (), 0.5, True, candidates, None, frame, unmoved=unmoved)
+
+
+@pytest.fixture
+def in_run(table: Table) -> Table:
+    """Ann led 5H, Bob played 6H: the run expects 7H, or Bob reopens."""
+    for event in ({"type": "next"}, {"type": "play", "player": "Ann", "card": "5H"}, {"type": "play", "player": "Bob", "card": "6H"}):
+        table.submit(event)
+    return table
+
+
+def test_an_unsure_read_with_one_legal_candidate_is_settled_as_it(in_run: Table, caplog: pytest.LogCaptureFixture) -> None:
+    loop = TableLoop(in_run)
+    with caplog.at_level("INFO", logger="companion.serve"):
+        loop.handle([unsure("Cy", "7D", "7H")], 5)  # Cy may not reopen (only Bob may): 7D is no legal card for him
+    assert in_run.view()["run"]["played"]["Cy"] == ["7H"] and in_run.view()["pending"] == []
+    assert loop.settled == [("Cy", "7H")] and loop.applied == [{"type": "play", "player": "Cy", "card": "7H"}]
+    [entry] = in_run.view()["settled"]
+    assert entry["text"] == "settled as 7H: the only legal card among 7D/7H"
+    assert "Cy: settled as 7H: the only legal card among 7D/7H" in caplog.text
+
+
+def test_an_unsure_read_with_several_or_no_legal_candidates_waits(in_run: Table) -> None:
+    loop = TableLoop(in_run)
+    loop.handle([unsure("Bob", "7H", "7D")], 5)  # Bob may play 7H or reopen with 7D
+    loop.handle([unsure("Cy", "9C", "9D", frame=6)], 6)  # neither is legal for Cy
+    assert [p["player"] for p in in_run.view()["pending"]] == ["Bob", "Cy"]
+    assert loop.applied == [] and loop.settled == [] and in_run.view()["settled"] == []
+
+
+def test_a_sure_illegal_card_is_never_settled_but_refused_and_buzzed(in_run: Table, board) -> None:
+    b, _ = board
+    loop = TableLoop(in_run, board=b)
+    loop.handle([seen("7D", "Cy", 5)], 5)
+    assert loop.refused_events == [{"type": "play", "player": "Cy", "card": "7D"}] and b.buzzer.sounding
+    assert in_run.view()["run"]["played"]["Cy"] == [] and loop.settled == []
+
+
+def test_an_unmoved_read_is_not_settled(in_run: Table) -> None:
+    loop = TableLoop(in_run)
+    loop.handle([unsure("Cy", "7H", "7D", unmoved=True)], 5)  # perhaps no card at all: a person says
+    assert in_run.view()["run"]["played"]["Cy"] == [] and in_run.view()["pending"][0]["reason"] == "unmoved"
+
+
+def test_a_settled_read_is_taught_to_the_tracker(in_run: Table) -> None:
+    tracker = Tracker(confirm_frames=2, window=3)
+    loop = TableLoop(in_run, tracker=tracker)
+    outline = np.array([[600, 600], [670, 600], [670, 700], [600, 700]], np.float32)
+    zones = ZoneMap.around_table(PLAYERS, (1280, 720))
+    for frame in range(3):  # Ann's 7H misread, unsure, as 7D: only 7H is legal for her
+        loop.handle(tracker.update([Detection("7D", 0.5, outline, (("7H", 0.4),))], zone_map=zones, frame_index=frame), frame)
+    assert in_run.view()["run"]["played"]["Ann"] == ["5H", "7H"] and tracker.present["7H"] == "Ann"
+    for frame in range(3, 8):  # now read right: the same card, not a new one
+        loop.handle(tracker.update([Detection("7H", 0.95, outline)], zone_map=zones, frame_index=frame), frame)
+    assert loop.refused_events == [] and in_run.view()["run"]["played"]["Ann"] == ["5H", "7H"]
+
+
 def test_a_card_where_nothing_moved_waits_and_the_referee_is_told_why(table: Table) -> None:
     table.submit({"type": "next"})
     loop = TableLoop(table)

@@ -24,6 +24,7 @@ from companion.cli import main
 from companion.game import Game, replay
 from companion.simulate import SimulatedTable
 from companion.store import export_jsonl, open_store
+from companion.variants import variant_class
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy")
 VARIANTS = ("michigan-1939", "bonanza", "tripoley")
@@ -44,7 +45,7 @@ tables = st.fixed_dictionaries(
             },
         ),
     }
-)
+).filter(lambda spec: all(spec["options"].get(k, v) == v for k, (v, _) in variant_class(spec["variant"]).fixed_options.items()))
 
 
 def simulate(spec: dict[str, Any]) -> tuple[SimulatedTable, list[dict[str, Any]]]:
@@ -111,6 +112,32 @@ def test_pop_after_any_push_restores_the_view(spec: dict[str, Any], rnd: random.
             assert game.view() == before
             game.push(event)
     assert game.summary() == replay([json.dumps(e) for e in events]).summary()
+
+
+def accepted(game: Game, event: dict[str, Any]) -> bool:
+    """Whether the game takes ``event``; taken back at once if it does."""
+    try:
+        game.push(event)
+    except ValueError:
+        return False
+    game.pop()
+    return True
+
+
+@settings(max_examples=30, deadline=None)
+@given(tables, st.randoms(use_true_random=False))
+def test_legal_plays_say_which_run_cards_the_referee_accepts(spec: dict[str, Any], rnd: random.Random) -> None:
+    """``settle`` (the one candidate ``legal_plays`` allows) against ``push`` itself, in every run position."""
+    game, events = started(spec)
+    deck = standard_deck(jokers=game.variant.jokers)
+    for event in events[1:]:
+        if game.phase == "run":
+            for player in game.players:
+                for card in rnd.sample(deck, 6):
+                    move = ({"type": "discard", "player": player, "cards": ["JK"]} if card.is_joker
+                            else {"type": "play", "player": player, "card": str(card)})
+                    assert (game.settle(player, [card]) == card) == accepted(game, move), (move, game.legal_plays())
+        game.push(event)
 
 
 def junk_for(game: Game, rnd: random.Random) -> dict[str, Any]:

@@ -181,6 +181,7 @@ def test_a_corrupt_record_is_replayed_as_far_as_it_goes(tmp_path: Path, capsys: 
         b'{"type":"game","variant":"michigan-1939","players":["Ann"],"chips":100}\n',
         b'{"type":"game","variant":"michigan-1939","players":["Ann","Bob"],"chips":100,"options":{"reopen":"up"}}\n',
         b'{"type":"game","variant":"whist","players":["Ann","Bob"],"chips":100}\n',
+        b'{"type":"game","variant":"bonanza","players":["Ann","Bob"],"chips":100,"options":{"card_penalty":false}}\n',
         b"\xff\xfe\x00garbage",
     ],
 )
@@ -235,3 +236,34 @@ def test_only_newline_ends_a_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     code, summary = replay_json(write(tmp_path, text), capsys)
     assert code == 0 and summary["rejected"] == [] and summary["hands"] == 1
     assert summary["balances"] == {"Ann": 11, "Bo\u2028b": 11, "C\x85y": 11}
+
+
+def test_bonanza_stops_as_rules_md_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Rule 4 and "A stop is known": reopens by other players in the other colour, no pass, the
+    passed-over cards withheld; the same colour only from the stop player; after an Ace at once."""
+    game = {"type": "game", "variant": "bonanza", "players": ["Ann", "Bob", "Cy", "Dee"], "chips": 100}
+    opening = [game, {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "exchange"}] + [{"type": "next"}] * 5
+    run = [
+        {"type": "play", "player": "Ann", "card": "5H"},  # 9: the lead
+        {"type": "play", "player": "Bob", "card": "6H"},
+        {"type": "play", "player": "Cy", "card": "2D"},  # 11: red after hearts, not the stop player: refused
+        {"type": "play", "player": "Dee", "card": "2S"},  # 12: black from another player: 6H a stop, 7H passed over
+        {"type": "play", "player": "Cy", "card": "7H"},  # 13: withheld
+        {"type": "play", "player": "Cy", "card": "3D"},  # 14: at once another: 2S a stop, 3S passed over
+        {"type": "play", "player": "Bob", "card": "4D"},
+        {"type": "play", "player": "Ann", "card": "KS"},  # 16: black from another: 4D a stop, 5D passed over
+        {"type": "play", "player": "Cy", "card": "AS"},  # 17: pays AS; an Ace: the stop is known at once
+        {"type": "play", "player": "Bob", "card": "2C"},  # 18: black again, not the stop player: refused
+        {"type": "play", "player": "Dee", "card": "2H"},  # 19: red from another
+        {"type": "play", "player": "Dee", "card": "2D"},  # 20: red again from the stop player of 2H; 3D was played: a stop
+        {"type": "play", "player": "Bob", "card": "3S"},  # 21: withheld
+        {"type": "pass", "player": "Dee"},  # 22: a pass is still accepted from the player whose turn it is
+        {"type": "play", "player": "Dee", "card": "4H"},  # 23: he passed: refused until the next card
+        {"type": "play", "player": "Ann", "card": "8C"},  # 24: Ann had not passed: black after diamonds
+    ]
+    code, summary = replay_json(write(tmp_path, lines(*opening, *run)), capsys)
+    assert code == 0
+    assert [r["line"] for r in summary["rejected"]] == [11, 13, 18, 21, 23]
+    assert [(f["line"], f["kind"], f["cards"]) for f in summary["flags"]] == [(13, "withheld", ["7H"]), (21, "withheld", ["3S"])]
+    assert summary["board"]["AS"] == 0 and summary["balances"]["Cy"] == 100 - 10 + 4
+    assert summary["phase"] == "run"

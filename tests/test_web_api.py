@@ -344,6 +344,9 @@ def test_new_game_with_options(referee):
     before = version(client)
     bad = {**GAME, "options": {"card_penalty": "yes"}}
     refused(client.post("/api/new-game", json={"game": bad, "replace": True}, headers=headers), 400, client, before)
+    no_penalty = {**GAME, "variant": "bonanza", "options": {"card_penalty": False}}
+    r = client.post("/api/new-game", json={"game": no_penalty, "replace": True}, headers=headers)
+    assert "always true in Bonanza" in refused(r, 422, client, before)  # well formed, but not a Bonanza game
 
 
 def test_undo_takes_back_the_last_event(started):

@@ -313,8 +313,12 @@ def test_the_scoreboard_draws_every_part_of_the_view(browser, server, table):
         won=[{"section": "KC", "player": "Bob", "chips": 14}],
         flags=[{"line": 12, "kind": "not-lowest", "players": ["Ann"], "cards": ["5H", "3H"]},
                {"line": 15, "kind": "withheld", "players": ["Cy"], "cards": ["7S"]}],
+        expect=[{"kind": "next_card", "card": "5D", "headline": True, "text": "Next: 5♦"},
+                {"kind": "reopen-other-suit", "players": ["Cy"], "headline": True, "text": "Cy reopens in another suit"},
+                {"kind": "pass", "player": "Cy", "headline": False, "text": "Cy may pass"}],
     )
     page.evaluate("view => render(view)", view)
+    expect(page.locator("#expect")).to_have_text("Als Nächstes: Karo-Fünf, oder Cy eröffnet in einer anderen Farbe neu")
     expect(page.locator("#settlement")).to_contain_text("Cy zahlt Bob 3 Chips")
     expect(page.locator("#settlement")).to_contain_text("Ann zahlt Bob 1 Chip")
     expect(page.locator("#notice")).to_contain_text("Bob cannot play 9H")
@@ -329,6 +333,7 @@ def test_the_scoreboard_draws_every_part_of_the_view(browser, server, table):
     view.update(version=view["version"] + 1, over=True, out=None, notice=None)
     page.evaluate("view => render(view)", view)
     expect(page.locator("#banner")).to_have_text("Spiel beendet")
+    expect(page.locator("#expect")).to_be_hidden()
     expect(page.locator("#notice")).to_be_hidden()
     assert page.errors == []  # type: ignore[attr-defined]
 
@@ -392,3 +397,19 @@ def test_the_referee_sees_why_the_camera_asks_and_dismisses_a_card_that_lies_now
     expect(items).to_have_count(1)
     assert [p["id"] for p in table.view()["pending"]] == [unsure] and unmoved != unsure
     assert table.view()["run"]["played"]["Bob"] == []
+
+
+def test_the_referee_sees_what_the_table_waits_for_and_reads_the_game_settled(browser, server, table):
+    table.submit(GAME)
+    for event in [{"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"}, {"type": "next"},
+                  {"type": "play", "player": "Ann", "card": "4D"}]:
+        table.submit(event)
+    player = GAME["players"][1]
+    assert table.settle(player, ["5D", "5H"]) == "5D"  # 5H would be a reopen, and only Ann may reopen
+    table.submit({"type": "play", "player": player, "card": "5D"})
+    page = page_of(browser)
+    sign_in(page, server.url)
+    status = page.locator("#ref-status")
+    expect(status.locator(".expect")).to_have_text(f"Next: Six of diamonds, or {player} reopens in another suit")
+    expect(status.locator(".settled")).to_have_text(f"\u2713 {player}: settled as 5D: the only legal card among 5D/5H")
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -124,3 +124,27 @@ def test_french_counts_zero_and_one_as_singular():
 ])
 def test_negotiate(header, code):
     assert negotiate(header) == code
+
+
+def test_every_expectation_the_engine_makes_is_worded_in_every_language():
+    """Each kind of ``view()["expect"]`` over whole simulated games has a template in every catalog;
+    the English one, where it names no card and at most one player, is the engine's own line."""
+    from companion.simulate import SimulatedTable
+
+    seen: dict[str, dict] = {}
+    for variant in ("michigan-1939", "bonanza", "tripoley"):
+        table = SimulatedTable(variant, ["Ann", "Bob", "Cy"], seed=3)
+        for event in table.play(hands=2):
+            if event["type"] != "game":
+                for entry in table.game.view()["expect"]:
+                    seen.setdefault(entry["kind"], entry)
+    assert {"next_card", "reopen-lead", "reopen-other-suit", "reopen-other-colour", "show", "show_hand", "betting"} <= set(seen)
+    for code in LANGUAGES:
+        templates = load(code)["expect"]
+        for kind, entry in seen.items():
+            assert kind in templates, (code, kind)
+            assert Catalog.load(code).describe(entry, "expect"), (code, kind)
+    english = Catalog.load("en")
+    for kind, entry in seen.items():
+        if not {"card", "cards", "call"} & set(entry) and len(entry.get("players", ())) <= 1:
+            assert english.describe(entry, "expect") == entry["text"], kind

@@ -20,13 +20,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from companion.cards import Card, CardError
-
-VARIANTS = ("michigan-1939", "bonanza", "tripoley")
-OPTIONS: dict[str, tuple[Any, ...]] = {
-    "widow_position": ("last", "first"),
-    "reopen": ("other-suit", "other-colour"),
-    "card_penalty": (True, False),
-}
+from companion.variants import OPTION_VALUES as OPTIONS
+from companion.variants import VARIANTS
 MAX_CHIPS = 1_000_000  # a guard against typing slips; no real table stakes more
 MAX_NAME = 24
 MAX_CARDS = 14

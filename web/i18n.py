@@ -112,9 +112,10 @@ class Catalog:
             return self._get("actions", value) or str(value)
         return str(value)
 
-    def describe(self, entry: Mapping[str, Any]) -> str:
-        """A log entry in this language (see the module docstring for the rule)."""
-        templates = self.data.get("log", {}).get(entry.get("kind"), [])
+    def describe(self, entry: Mapping[str, Any], group: str = "log") -> str:
+        """A log entry (or, with ``group="expect"``, one of the view's ``expect``
+        entries) in this language, by the module docstring's rule."""
+        templates = self.data.get(group, {}).get(entry.get("kind"), [])
         for template in templates:
             names = [f for _, f, _, _ in _FORMATTER.parse(template) if f]
             if all(entry.get(n) not in (None, "", []) for n in names):

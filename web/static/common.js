@@ -77,7 +77,12 @@ function present(v) {
 
 // A log entry in the reader's language: the first template of its kind whose fields are all there.
 function describe(entry) {
-  const templates = (I18N.log && I18N.log[entry.kind]) || [];
+  return word("log", entry);
+}
+
+// The same rule for any group of templates ("log", "expect").
+function word(group, entry) {
+  const templates = (I18N[group] && I18N[group][entry.kind]) || [];
   for (const template of templates) {
     const names = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     if (names.every((n) => present(entry[n]))) {
@@ -91,6 +96,16 @@ function describe(entry) {
     }
   }
   return entry.text || "";
+}
+
+// The view's expect entries as one line: "Next: Five of diamonds, or Cy reopens in another suit".
+function describeExpect(view) {
+  return (view.expect || []).filter((e) => e.headline).map((e) => word("expect", e)).join(t("expect_or"));
+}
+
+// "settled as 5D: the only legal card among 5D/5H"
+function describeSettled(entry) {
+  return t("settled_as", { card: entry.card, candidates: entry.candidates.join("/") });
 }
 
 // el("td", {class: "num"}, "12"): text only ever goes in as text nodes (player names are typed by people).

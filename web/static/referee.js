@@ -115,10 +115,13 @@ function drawStatus(view) {
     if (view.call) add(t("call"), lookup("calls", view.call) || view.call);
     if (view.run && view.run.next_card) add(t("next_card"), cardName(view.run.next_card));
     if (view.run && view.run.to_reopen) add(t("to_reopen"), view.run.to_reopen);
+    const expected = describeExpect(view);
+    if (expected) items.push(el("span", { class: "expect" }, expected));
     add(t("balance"), view.players.map((p) => `${p.name} ${p.balance}`).join(" \u00B7 "));
     add(t("version"), String(view.version));
   }
   if (view.notice) items.push(el("span", { class: "red" }, "\u26A0 " + view.notice.text));
+  for (const s of (view.settled || []).slice(-3)) items.push(el("span", { class: "settled", title: t("settled") }, "\u2713 " + `${s.player}: ${describeSettled(s)}`));
   for (const flag of (view.flags || []).slice(-3)) items.push(el("span", { class: "flag" }, "\u2691 " + describeFlag(flag)));
   box.replaceChildren(...items);
 }

@@ -151,6 +151,13 @@ function drawNotice(view) {
   banner.textContent = text || "";
 }
 
+function drawExpect(view) {
+  const box = document.getElementById("expect");
+  const text = view.over ? "" : describeExpect(view);
+  box.hidden = !text;
+  box.textContent = text;
+}
+
 function drawLog(view) {
   const list = document.getElementById("log");
   const entries = (view.log || []).slice(-10).reverse();
@@ -167,6 +174,7 @@ function render(view) {
   drawSettlement(view);
   drawFlags(view);
   drawNotice(view);
+  drawExpect(view);
   drawLog(view);
   document.body.dataset.version = view.version;
 }
