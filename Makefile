@@ -25,12 +25,14 @@ test: $(STAMP) /usr/bin/chromium
 bench: $(STAMP)
 	$(BIN)/python -m companion.bench
 
-# Trains the card models, corners then faces (CPU torch, the Debian card decks); see models/README.md.
+# Trains the card models, corners, faces, then the detector (CPU torch, the Debian card decks and
+# gimp-data's photographic patterns); see models/README.md.
 train: $(STAMP)
 	$(BIN)/pip install -q -e '.[train,test]'
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kdegames-card-data-kf5 gnome-cards-data >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kdegames-card-data-kf5 gnome-cards-data gimp-data >/dev/null
 	$(BIN)/python -m models.train
 	$(BIN)/python -m models.train --reader faces
+	$(BIN)/python -m models.detector
 
 clean:
 	rm -rf $(VENV) build *.egg-info

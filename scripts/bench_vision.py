@@ -24,7 +24,7 @@ the table: the cost of a frame not read again.
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.util
 import json
 import sys
 import time
@@ -74,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time the recogniser of the checkout in DIR, frame by frame in turn")
     parser.add_argument("--model", type=Path, default=None,
                         help="card model (default: each checkout's models/cards.onnx)")
-    parser.add_argument("--detector-only", action="store_true", help="time the geometry only")
+    parser.add_argument("--detector-only", action="store_true", help="time the geometry's proposals only")
+    parser.add_argument("--geometry", action="store_true",
+                        help="find cards by the frame's geometry alone, without the learned detector")
     parser.add_argument("--still", action="store_true",
                         help="also time a still table's frames through vision.still.StillFrames, once it has been read")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -87,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
 
     cv2.setNumThreads(1)
     try:
-        runs = [_run_of(None, args.model, detector_only=args.detector_only)]
+        runs = [_run_of(None, args.model, detector_only=args.detector_only, geometry=args.geometry)]
         if args.against is not None:
-            runs.append(_run_of(args.against, args.model, detector_only=args.detector_only))
+            runs.append(_run_of(args.against, args.model, detector_only=args.detector_only, geometry=args.geometry))
     except ModelError as exc:
         print(f"bench_vision: {exc} (or use --detector-only)", file=sys.stderr)
         return 2
@@ -122,9 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _run_of(root: Path | None, model: Path | None, *, detector_only: bool) -> Callable[[np.ndarray], Sequence[object]]:
+def _run_of(root: Path | None, model: Path | None, *, detector_only: bool,
+            geometry: bool = False) -> Callable[[np.ndarray], Sequence[object]]:
     """``detect`` (``propose`` with ``detector_only``) of a recogniser built from the checkout at ``root``
-    (None: this one), whose modules are then set aside so that each checkout keeps its own."""
+    (None: this one), whose modules are then set aside so that each checkout keeps its own; with
+    ``geometry``, one that finds cards by the frame's geometry alone, not by the learned detector."""
     mine = ("vision", "companion")
     kept = {name: mod for name, mod in sys.modules.items() if name.split(".")[0] in mine}
     if root is not None:
@@ -141,9 +145,12 @@ def _run_of(root: Path | None, model: Path | None, *, detector_only: bool) -> Ca
             if not hasattr(classifier_module, "FaceReader"):   # checkouts before session 15 read corners only
                 return recognizer_module.Recognizer(classifier=classifier).detect
             faces = classifier_module.FaceReader(threads=1)
+            if geometry or importlib.util.find_spec("vision.detector") is None:   # checkouts before the detector
+                return recognizer_module.Recognizer(classifier=classifier, faces=faces).detect
+            detector = importlib.import_module("vision.detector").CardDetector(threads=1)
         except classifier_module.ModelError as exc:   # the other checkout's own class
             raise ModelError(str(exc)) from exc
-        return recognizer_module.Recognizer(classifier=classifier, faces=faces).detect
+        return recognizer_module.Recognizer(classifier=classifier, faces=faces, detector=detector).detect
     finally:
         if root is not None:
             sys.path.remove(str(root.resolve()))

@@ -219,6 +219,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     faces.add_argument("--faces", type=Path, default=None,
                        help="face model for cards seen whole (default: models/faces.onnx)")
     faces.add_argument("--no-faces", action="store_true", help="read cards seen whole by their corners alone")
+    detector = parser.add_mutually_exclusive_group()
+    detector.add_argument("--detector", type=Path, default=None,
+                          help="index-corner detector (default: models/detector.onnx)")
+    detector.add_argument("--no-detector", action="store_true",
+                          help="find cards by the frame's geometry alone (vision/_detect.py)")
     parser.add_argument("--min-confidence", type=float, default=None,
                         help="report cards at or above this probability (default: the recogniser's)")
 
@@ -226,11 +231,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def make_recognizer(args: argparse.Namespace) -> Any:
     """The recogniser the live companion uses, with the model and threshold from the command line."""
     from vision.classifier import CardClassifier, FaceReader
+    from vision.detector import DEFAULT_DETECTOR, CardDetector
     from vision.recognizer import Recognizer
 
     options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
     faces = None if args.no_faces else FaceReader(args.faces)
-    return Recognizer(classifier=CardClassifier(args.model), faces=faces, **options)
+    detector = None if args.no_detector else CardDetector(args.detector or DEFAULT_DETECTOR)
+    return Recognizer(classifier=CardClassifier(args.model), faces=faces, detector=detector, **options)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ import numpy as np
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, FaceReader, extract_faces, extract_patches, rotate_180
 from vision.detection import Detection
+from vision.detector import CardCorner, CardDetector
 
 _NONE = len(CLASSES) - 1
 _SURE = 0.9
@@ -77,6 +78,12 @@ class Classifier(Protocol):
     """What the recogniser needs from a classifier (``CardClassifier`` or a test double)."""
 
     def classify(self, patches: np.ndarray) -> np.ndarray: ...
+
+
+class Corners(Protocol):
+    """What the recogniser needs from a corner detector (``CardDetector`` or a test double)."""
+
+    def find(self, frame_bgr: np.ndarray) -> list[CardCorner]: ...
 
 
 class _NoCards:
@@ -152,13 +159,16 @@ class Recognizer:
     """
 
     def __init__(self, *, classifier: Classifier | None = None, faces: Classifier | None = None,
-                 min_confidence: float = 0.6, work_size: int = 960, read_again: bool = True) -> None:
+                 detector: Corners | None = None, min_confidence: float = 0.6, work_size: int = 960,
+                 read_again: bool = True) -> None:
         if not 0.0 <= min_confidence <= 1.0:
             raise ValueError(f"min_confidence must be within [0, 1], got {min_confidence!r}")
         if not isinstance(work_size, int) or work_size < 320:
             raise ValueError(f"work_size must be an int of at least 320 pixels, got {work_size!r}")
         self.classifier: Classifier = classifier if classifier is not None else CardClassifier()
         self.faces: Classifier | None = faces if faces is not None or classifier is not None else FaceReader()
+        self.detector: Corners | None = (detector if detector is not None or classifier is not None
+                                         else CardDetector())
         self.min_confidence = float(min_confidence)
         self.work_size = work_size
         self.read_again = bool(read_again)
@@ -373,6 +383,13 @@ class Recognizer:
             return _detect.unique(_detect.look_like_index(_detect.on_cards(found, filled), value, mask))
 
         hyps = screened(hyps)
+        if self.detector is not None:
+            # The learned detector's corners, each taken as a card's top-left one, join the geometry's
+            # unscreened: it sees cards where the geometry's whiteness cannot (a white card on a white
+            # desk, a glossy cloth), so no test of the mask may hold them back.
+            back = np.linalg.inv(to_frame)
+            hyps += [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, len(corners) + i, measured=1)
+                     for i, c in enumerate(self.detector.find(frame))]
 
         def close_up() -> list[_detect.Hypothesis]:
             """One card close up, wider than a table's cards can be: sized by its own measured edges

@@ -1,0 +1,325 @@
+"""Train the card-corner detector and export ``models/detector.onnx``.
+
+``python -m models.detector`` (part of ``make train``): CPU torch, the Debian
+decks, no photograph.  Steps, each printing its progress:
+
+1. draw synthetic tables (``models/scenes.py``) from every English-index deck
+   but ``HELD_OUT``, in two worker processes, and as many again from the
+   held-out decks to validate on;
+2. train a small fully convolutional network (AdamW, one-cycle schedule)
+   that marks each visible card corner on a grid of ``STRIDE`` pixels: the
+   cells about the corner (cross-entropy), and from each of them the offset
+   to the corner, the direction of the edge leaving it clockwise as
+   (cos, sin) and the log of the card's width (L1), so that every corner
+   cell votes where its corner lies;
+3. report recall and precision of the corners found on the held-out decks'
+   scenes after each epoch;
+4. export to ONNX with the normalisation inside the graph, and check that
+   onnxruntime reproduces torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.decks import HELD_OUT, load_all
+from models.train import CACHE, _in_workers
+from vision.detector import STRIDE, WIDTH_UNIT, decode
+
+ROOT = Path(__file__).resolve().parent
+OUTPUT = ROOT / "detector.onnx"
+SCENE = 256
+"""Training scenes are this many pixels square (the network is fully convolutional: any frame size runs)."""
+OUTPUTS = 6
+"""Index probability, x and y offsets to the index point, cos and sin of the card's x axis, log width."""
+REGION = (0.07, 0.07)
+"""Half-extent of the region about a corner each cell of which is taught as that corner: shares of
+the card's width along its two edges."""
+POSITIVE_WEIGHT = 4.0
+
+
+def _scene_worker(args: tuple[list[str], int, int]) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    names, seed, count = args
+    from models.scenes import SceneSynth
+
+    decks = [d for d in load_all(verbose=False) if d.name in names]
+    synth = SceneSynth(decks, seed)
+    images = np.zeros((count, SCENE, SCENE, 3), np.uint8)
+    targets, unsure = [], []
+    for i in range(count):
+        images[i], t, u = synth.draw(SCENE)
+        targets.append(t)
+        unsure.append(u)
+        if seed < 100 and i % 500 == 499:   # the first worker speaks for all
+            print(f"    worker {seed}: {i + 1} of {count} scenes", file=sys.stderr, flush=True)
+    return images, targets, unsure
+
+
+def scenes(names: list[str], count: int, *, seed: int, workers: int) -> tuple[np.ndarray, list, list]:
+    """``count`` scenes of the decks ``names``, kept in the cache (drawing them is the slow half)."""
+    decks = hashlib.sha256(" ".join(sorted(names)).encode()).hexdigest()[:8]
+    saved = CACHE / f"corners-{seed}-{count}-{SCENE}-{decks}.npz"
+    if saved.exists():
+        with np.load(saved, allow_pickle=True) as z:
+            print(f"    reusing {saved.name}", flush=True)
+            return z["images"], list(z["targets"]), list(z["unsure"])
+    jobs = [(names, seed + 100 * i, count // workers) for i in range(workers)]
+    parts = _in_workers(_scene_worker, jobs)
+    images = np.concatenate([p[0] for p in parts])
+    targets = [t for p in parts for t in p[1]]
+    unsure = [u for p in parts for u in p[2]]
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(saved, images=images, targets=np.array(targets, dtype=object), unsure=np.array(unsure, dtype=object))
+    return images, targets, unsure
+
+
+def encode(targets: np.ndarray, unsure: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One scene's training maps on its ``size / STRIDE`` grid: the corner map (1 on the cells within
+    ``REGION`` of a corner, along its edges; the nearest cell at least), the weight of each cell in its
+    loss (0 around an unsure corner) and the regression targets on the corner cells (5 channels: the
+    offset in cells to the corner, the edge's cos and sin, the log width; NaN elsewhere)."""
+    g = size // STRIDE
+    heat = np.zeros((g, g), np.float32)
+    weight = np.ones((g, g), np.float32)
+    reg = np.full((5, g, g), np.nan, np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for x, y, w in unsure:
+        r = max(1.0, 0.2 * w / STRIDE)
+        weight[(xx - (x + 0.5) / STRIDE + 0.5) ** 2 + (yy - (y + 0.5) / STRIDE + 0.5) ** 2 <= r * r] = 0.0
+    for x, y, angle, w in targets:
+        cx, cy = (x + 0.5) / STRIDE - 0.5, (y + 0.5) / STRIDE - 0.5
+        c, s = math.cos(angle), math.sin(angle)
+        u, v = (xx - cx) * c + (yy - cy) * s, -(xx - cx) * s + (yy - cy) * c
+        a, b = (max(0.75, f * w / STRIDE) for f in REGION)
+        inside = (u / a) ** 2 + (v / b) ** 2 <= 1.0
+        ix, iy = int(round(cx)), int(round(cy))
+        if 0 <= ix < g and 0 <= iy < g:
+            inside[iy, ix] = True
+        heat[inside] = 1.0
+        weight[inside] = 1.0
+        reg[0][inside], reg[1][inside] = cx - xx[inside], cy - yy[inside]
+        reg[2][inside], reg[3][inside], reg[4][inside] = c, s, math.log(w / WIDTH_UNIT)
+    return heat, weight, reg
+
+
+def build_net(channels: tuple[int, int, int] = (24, 48, 96)):  # noqa: ANN201 - torch is training-only
+    """A 4x4 patch stem straight to 1/4 (the output grid), depthwise-separable stages down to 1/32
+    (a close card's index is large), then back up to 1/4 with each finer stage added in, and a 1x1
+    head of ``OUTPUTS`` maps.  Cheap where the grid is finest: most of the work is at 1/8 and below."""
+    import torch
+    from torch import nn
+
+    c1, c2, c3 = channels
+
+    def sep(i: int, o: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(i, i, 3, stride, dilation, dilation=dilation, groups=i, bias=False), nn.BatchNorm2d(i),
+            nn.ReLU(inplace=True), nn.Conv2d(i, o, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("scale", torch.tensor(1 / 255.0))
+            self.stem = nn.Sequential(nn.Conv2d(3, c1, 4, 4, bias=False), nn.BatchNorm2d(c1), nn.ReLU(inplace=True))
+            self.s4 = sep(c1, c1)
+            self.s8 = nn.Sequential(sep(c1, c2, 2), sep(c2, c2))
+            self.s16 = nn.Sequential(sep(c2, c3, 2), sep(c3, c3), sep(c3, c3, dilation=2))
+            self.s32 = nn.Sequential(sep(c3, c3, 2), sep(c3, c3, dilation=2))
+            self.up16 = sep(c3, c2)
+            self.up8 = sep(c2, c1)
+            self.up4 = sep(c1, c1)
+            self.head = nn.Conv2d(c1, OUTPUTS, 1)
+            with torch.no_grad():
+                self.head.bias[0] = -4.0   # few cells hold a corner: start the heat low
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            # N x H x W x 3 BGR 0..255 in, N x 6 x H/4 x W/4 out (heat as a probability).
+            x = x.permute(0, 3, 1, 2) * self.scale - 0.5
+            f4 = self.s4(self.stem(x))
+            f8 = self.s8(f4)
+            f16 = self.s16(f8)
+            f32 = self.s32(f16)
+            up = nn.functional.interpolate
+            u16 = self.up16(f16 + up(f32, size=f16.shape[2:], mode="nearest"))
+            u8 = self.up8(f8 + up(u16, size=f8.shape[2:], mode="nearest"))
+            u4 = self.up4(f4 + up(u8, size=f4.shape[2:], mode="nearest"))
+            out = self.head(u4)
+            return torch.cat([torch.sigmoid(out[:, :1]), out[:, 1:]], dim=1)
+
+    return Net()
+
+
+def loss_of(out, heat, weight, reg):  # noqa: ANN001, ANN201 - torch is training-only
+    """Binary cross-entropy on the corner map (corner cells weigh ``POSITIVE_WEIGHT``: they are few),
+    L1 on the regression where a corner is."""
+    import torch
+
+    p = out[:, 0].clamp(1e-4, 1 - 1e-4)
+    w = weight * (1 + (POSITIVE_WEIGHT - 1) * heat)
+    bce = -(heat * torch.log(p) + (1 - heat) * torch.log(1 - p)) * w
+    have = ~torch.isnan(reg[:, 0])
+    r = out[:, 1:].permute(0, 2, 3, 1)[have]
+    t = reg.permute(0, 2, 3, 1)[have]
+    reg_loss = (r - t).abs().mean(dim=0) if len(t) else torch.zeros(5)
+    return 20 * bce.sum() / w.sum() + reg_loss[:2].sum() * 0.5 + reg_loss[2:4].sum() + reg_loss[4]
+
+
+def score(found: list[list[tuple[float, float, float, float, float]]], truth: list[np.ndarray]) -> dict[str, float]:
+    """Recall and precision of found corners: a match lies within a fifth of the card's width, its
+    angle within 20 degrees and its width within a quarter."""
+    hits = tp = n_found = n_true = 0
+    for f, t in zip(found, truth):
+        n_found += len(f)
+        n_true += len(t)
+        used: set[int] = set()
+        for x, y, angle, w, _ in f:
+            for j, (tx, ty, ta, tw) in enumerate(t):
+                d_angle = abs((angle - ta + math.pi) % (2 * math.pi) - math.pi)
+                if (j not in used and math.hypot(x - tx, y - ty) < 0.2 * tw and d_angle < math.radians(20)
+                        and abs(math.log(w / tw)) < math.log(1.25)):
+                    used.add(j)
+                    tp += 1
+                    break
+        hits += len(used)
+    return {"recall": hits / max(1, n_true), "precision": tp / max(1, n_found), "corners": n_true}
+
+
+def predict(net, images: np.ndarray, batch: int = 64) -> np.ndarray:  # noqa: ANN001, ANN201
+    import torch
+
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(images), batch):
+            out.append(net(torch.from_numpy(images[i:i + batch]).float()).numpy())
+    return np.concatenate(out)
+
+
+def export(net, path: Path, size: int) -> None:  # noqa: ANN001
+    """``net`` as ONNX at ``path`` with free height and width, checked against torch."""
+    import onnx
+    import onnxruntime as ort
+    import torch
+
+    net.eval()
+    sample = torch.rand(1, size, size * 3 // 2, 3) * 255
+    tmp = path.with_suffix(".tmp.onnx")
+    torch.onnx.export(net, sample, str(tmp), input_names=["frame"], output_names=["maps"],
+                      dynamic_axes={"frame": {1: "h", 2: "w"}, "maps": {2: "gh", 3: "gw"}},
+                      opset_version=17, dynamo=False)
+    model = onnx.load(str(tmp))
+    meta = {"stride": str(STRIDE), "width_unit": str(WIDTH_UNIT),
+            "input": "1 x H x W x 3 float32, BGR values 0..255 (normalised inside)",
+            "output": "1 x 6 x H/4 x W/4: heat, dx, dy, cos, sin, log(width / width_unit)"}
+    for k, v in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    tmp.unlink()
+    with torch.no_grad():
+        want = net(sample).numpy()
+    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"frame": sample.numpy()})[0]
+    if not np.allclose(want, got, atol=1e-3):
+        raise RuntimeError(f"onnxruntime differs from torch by {np.abs(want - got).max():.4f}")
+
+
+def _channels(text: str) -> tuple[int, int, int]:
+    parts = tuple(int(v) for v in text.split(","))
+    if len(parts) != 3 or min(parts) < 4:
+        raise argparse.ArgumentTypeError(f"three channel counts, comma-separated, not {text!r}")
+    return parts  # type: ignore[return-value]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenes", type=int, default=12000, help="training scenes (default 12000)")
+    parser.add_argument("--held", type=int, default=800, help="held-out decks' scenes (default 800)")
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--crop", type=int, default=192, help="training window, px square (default 192)")
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--channels", type=_channels, default=(24, 48, 96))
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--report", type=int, default=0, metavar="N",
+                        help="also score 200 held-out scenes every N steps (default: after each epoch only)")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    names = [d.name for d in load_all()]
+    train_names = [n for n in names if n not in HELD_OUT]
+    held_names = [n for n in names if n in HELD_OUT]
+    print(f"1/4 scenes: {args.scenes} from {len(train_names)} decks, {args.held} from {held_names}", flush=True)
+    t0 = time.time()
+    images, targets, unsure = scenes(train_names, args.scenes, seed=args.seed, workers=args.workers)
+    held_images, held_targets, _ = scenes(held_names, args.held, seed=args.seed + 7, workers=args.workers)
+    print(f"    {time.time() - t0:.0f} s; encoding targets", flush=True)
+    maps = [encode(t, u, SCENE) for t, u in zip(targets, unsure)]
+    heat = torch.from_numpy(np.stack([m[0] for m in maps]))
+    weight = torch.from_numpy(np.stack([m[1] for m in maps]))
+    reg = torch.from_numpy(np.stack([m[2] for m in maps]))
+    x_all = torch.from_numpy(images)
+
+    net = build_net(args.channels)
+    params = sum(p.numel() for p in net.parameters())
+    steps = args.epochs * (len(images) // args.batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
+    print(f"2/4 training: {params} parameters, {args.epochs} epochs of {len(images) // args.batch} steps", flush=True)
+    for epoch in range(args.epochs):
+        net.train()
+        order = torch.from_numpy(rng.permutation(len(images)))
+        t1, total = time.time(), 0.0
+        n_steps = len(images) // args.batch
+        for k in range(n_steps):
+            idx = order[k * args.batch:(k + 1) * args.batch]
+            # A random window of each batch, on whole cells: the scenes are drawn once, the windows vary.
+            cy, cx = (int(v) * STRIDE for v in rng.integers(0, (SCENE - args.crop) // STRIDE + 1, 2))
+            g0y, g0x, g = cy // STRIDE, cx // STRIDE, args.crop // STRIDE
+            x = x_all[idx, cy:cy + args.crop, cx:cx + args.crop].float()
+            # Brightness and contrast jitter on the fly: the scenes are drawn once.
+            x = (x * torch.empty(len(idx), 1, 1, 1).uniform_(0.7, 1.3)
+                 + torch.empty(len(idx), 1, 1, 1).uniform_(-30, 30)).clamp(0, 255)
+            cells = (slice(g0y, g0y + g), slice(g0x, g0x + g))
+            loss = loss_of(net(x), heat[idx][:, cells[0], cells[1]], weight[idx][:, cells[0], cells[1]],
+                           reg[idx][:, :, cells[0], cells[1]])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+            if args.report and k % args.report == args.report - 1:
+                s = score([decode(m) for m in predict(net, held_images[:200])], held_targets[:200])
+                print(f"\n    step {k + 1}: held-out decks (200 scenes) recall {s['recall']:.3f} "
+                      f"precision {s['precision']:.3f}", file=sys.stderr, flush=True)
+                net.train()
+            if k % 20 == 0 or k == n_steps - 1:
+                done = (k + 1) / n_steps
+                bar = "#" * int(30 * done)
+                print(f"\r    epoch {epoch + 1}/{args.epochs} [{bar:<30}] loss {total / (k + 1):.3f} "
+                      f"{time.time() - t1:.0f} s", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        found = [decode(m) for m in predict(net, held_images)]
+        s = score(found, held_targets)
+        print(f"3/4 epoch {epoch + 1}: loss {total / n_steps:.3f}; held-out decks recall {s['recall']:.3f} "
+              f"precision {s['precision']:.3f} ({s['corners']} corners)", flush=True)
+        export(net, args.output, SCENE)   # each epoch's weights, so that a stopped run leaves a model
+    print(f"4/4 exported {args.output}", flush=True)
+    print(f"    done in {(time.time() - t0) / 60:.1f} min", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

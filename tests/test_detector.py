@@ -1,0 +1,114 @@
+"""The card-corner detector: its geometry, its decoding, its model file, and the recogniser reading
+what it finds.  The shipped network itself is measured by ``companion eval`` (models/MODEL_CARD.md)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classifier import CARD_SIZE, CLASSES, ModelError
+from vision.detector import DEFAULT_DETECTOR, STRIDE, WIDTH_UNIT, CardCorner, CardDetector, decode
+from vision.recognizer import Recognizer, _NoCards
+from vision.render import PlacedCard, render_scene
+
+
+def test_a_corner_is_a_cards_top_left_turned_and_sized() -> None:
+    corner = CardCorner(300.0, 200.0, math.radians(30), 125.0, 0.9)
+    m = corner.card_to_frame()
+    p = m @ np.array([0.0, 0.0, 1.0])
+    assert np.allclose(p[:2], (300.0, 200.0))
+    along = m @ np.array([CARD_SIZE[0], 0.0, 1.0]) - p
+    assert math.isclose(math.hypot(along[0], along[1]), 125.0)
+    assert math.isclose(math.atan2(along[1], along[0]), math.radians(30))
+
+
+def test_decode_joins_the_cells_that_vote_alike_and_parts_those_that_do_not() -> None:
+    maps = np.zeros((6, 12, 12), np.float32)
+    maps[5] = math.log(64 / WIDTH_UNIT)          # cards 64 px wide: 16 cells
+    maps[3] = 1.0                                # upright
+    maps[0, 2, 2], maps[0, 2, 3] = 0.8, 0.6      # two cells of one index, both voting for cell (2.5, 2)
+    maps[1, 2, 2], maps[1, 2, 3] = 0.5, -0.5
+    maps[0, 7, 7], maps[0, 7, 8] = 0.5, 0.7      # two cells side by side voting 4 cells apart: a tight row
+    maps[1, 7, 7], maps[1, 7, 8] = -2.0, 2.0
+    maps[0, 10, 0] = 0.2                         # below the threshold
+    found = decode(maps, threshold=0.3)
+    assert [round(c.score, 2) for c in found] == [0.8, 0.7, 0.5]
+    first = found[0]
+    assert math.isclose(first.x, (2.5 + 0.5) * STRIDE - 0.5) and math.isclose(first.y, (2 + 0.5) * STRIDE - 0.5)
+    assert math.isclose(first.angle, 0.0, abs_tol=1e-6) and math.isclose(first.width, 64.0, rel_tol=1e-5)
+    assert sorted(round(c.x) for c in found[1:]) == [round((5 + 0.5) * STRIDE - 0.5), round((10 + 0.5) * STRIDE - 0.5)]
+    maps[4, 7, 8], maps[3, 7, 8] = 1.0, 0.0      # the same place, turned a quarter: another card
+    maps[1, 7, 8] = -2.0
+    assert len(decode(maps, threshold=0.3)) == 3
+
+
+def test_a_missing_or_broken_model_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="absent.onnx"):
+        CardDetector(tmp_path / "absent.onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="broken.onnx"):
+        CardDetector(broken)
+    with pytest.raises(ValueError, match="size"):
+        CardDetector(DEFAULT_DETECTOR, size=10)
+
+
+class _Told:
+    """A detector double: the index corners of the cards it is told about."""
+
+    def __init__(self, corners: list[CardCorner]) -> None:
+        self.corners = corners
+
+    def find(self, frame: np.ndarray) -> list[CardCorner]:
+        return list(self.corners)
+
+
+def _upright(card: PlacedCard) -> CardCorner:
+    """The top-left corner of an upright card."""
+    x0, y0 = card.outline()[0]
+    return CardCorner(float(x0), float(y0), 0.0, card.width_px, 0.9)
+
+
+class _ReadsQueen:
+    """A corner reader double that reads a sure QS wherever it looks."""
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, CLASSES.index("QS")] = 0.95
+        out[:, -1] = 0.05
+        return out
+
+
+def test_a_card_the_geometry_cannot_see_is_read_at_the_detectors_corner() -> None:
+    """A plain frame gives the geometry no edge at all (as a white card on a white desk can): only the
+    detector's corner is read, and the card lies where that corner puts it."""
+    frame = np.full((720, 1280, 3), 230, np.uint8)
+    corner = CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)
+    assert Recognizer(classifier=_ReadsQueen(), detector=_Told([]), read_again=False).detect(frame) == []
+    (found,) = Recognizer(classifier=_ReadsQueen(), detector=_Told([corner]), read_again=False).detect(frame)
+    assert found.code == "QS"
+    assert np.allclose(found.outline[0], (300.0, 200.0), atol=1.0)
+    assert np.allclose(found.outline[1], (420.0, 200.0), atol=1.0)
+
+
+def test_the_shipped_detector_stands_beside_the_shipped_reader_only() -> None:
+    """As with the face reader: a recogniser given its own classifier (a test double) gets no detector
+    unless it is given one too."""
+    assert Recognizer(classifier=_NoCards()).detector is None
+    told = _Told([])
+    assert Recognizer(classifier=_NoCards(), detector=told).detector is told
+
+
+@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
+def test_the_shipped_detector_finds_a_row_of_cards() -> None:
+    cards = [PlacedCard(code, (400 + 70 * i, 360), 0, 110) for i, code in enumerate(("2C", "3C", "4C", "5C"))]
+    frame, _ = render_scene(cards, size=(1280, 720), background="light_wood")
+    found = CardDetector().find(frame)
+    for card in cards:
+        want = _upright(card)
+        assert any(math.hypot(c.x - want.x, c.y - want.y) < 0.15 * card.width_px
+                   and abs(c.angle) < math.radians(20) for c in found), card.code
+    assert sorted(d.code for d in Recognizer().detect(frame)) == ["2C", "3C", "4C", "5C"]

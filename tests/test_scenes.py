@@ -1,0 +1,82 @@
+"""The detector's synthetic tables: what they label as a card's corner, and what they leave out.
+
+Drawn from the demo's own card sheet (vision/assets), so no Debian deck is needed here."""
+
+from __future__ import annotations
+
+import math
+import struct
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.decks import Deck
+from models.detector import encode
+from models.scenes import SceneSynth, _corner_pose, _seen, read_gimp_pattern
+from vision.detector import STRIDE
+from vision.render import card_face
+
+
+def _deck() -> Deck:
+    faces = {}
+    for code in ("AS", "7H", "QD", "TC"):
+        bgr = card_face(code)
+        faces[code] = np.dstack([bgr, np.full(bgr.shape[:2], 255, np.uint8)])
+    return Deck("demo", faces, None)
+
+
+def test_scenes_label_each_visible_corner_and_draw_the_same_for_a_seed() -> None:
+    a = SceneSynth([_deck()], seed=5)
+    b = SceneSynth([_deck()], seed=5)
+    for _ in range(6):
+        image, targets, unsure = a.draw(192)
+        again, targets_b, _ = b.draw(192)
+        assert image.shape == (192, 192, 3) and image.dtype == np.uint8
+        assert np.array_equal(image, again) and np.array_equal(targets, targets_b)
+        assert np.all((targets[:, :2] >= 0) & (targets[:, :2] < 192))
+        assert np.all(targets[:, 3] >= 10)   # too small a card is left out, not taught
+        assert unsure.shape[1] == 3
+
+
+def test_a_covered_corner_is_not_seen() -> None:
+    card_to_image = np.array([[0.4, 0, 20], [0, 0.4, 30], [0, 0, 1.0]])
+    owner = np.full((200, 200), -1, np.int32)
+    x, y, angle, width = _corner_pose(card_to_image)
+    assert (round(x, 3), round(y, 3), angle, round(width, 6)) == (20.0, 30.0, 0.0, 100.0)
+    assert _seen(card_to_image, owner, 3) == 0.0       # nothing of card 3 drawn there
+    owner[:, :] = 3
+    assert _seen(card_to_image, owner, 3) == 1.0
+    owner[30:40, 20:60] = -2                            # a chip over the top of the corner
+    assert 0.2 < _seen(card_to_image, owner, 3) < 0.8
+
+
+def test_targets_encode_as_index_regions_that_vote_for_their_pose() -> None:
+    """A corner whose clockwise edge points down the frame, of a card 64 px wide: the cells about it
+    are corner cells, each pointing back to the corner; an unsure corner's cells weigh nothing."""
+    targets = np.array([[41.5, 21.5, math.pi / 2, 64.0]], np.float32)
+    unsure = np.array([[100.0, 100.0, 60.0]], np.float32)
+    heat, weight, reg = encode(targets, unsure, 128)
+    g = 128 // STRIDE
+    assert heat.shape == weight.shape == (g, g) and reg.shape == (5, g, g)
+    assert heat[5, 10] == heat[5, 11] == heat[6, 10] == 1.0
+    assert heat[5, 13] == heat[8, 10] == 0.0
+    assert np.allclose(reg[:, 5, 10], (0.0, 0.0, 0.0, 1.0, math.log(2.0)), atol=1e-6)
+    assert np.allclose(reg[:2, 5, 11], (-1.0, 0.0), atol=1e-6)
+    assert weight[24, 24] == 0.0 and weight[0, 0] == 1.0
+    assert np.isnan(reg[0, 0, 0])
+
+
+def test_gimp_patterns_are_read_and_anything_else_refused(tmp_path: Path) -> None:
+    rgb = np.zeros((70, 80, 3), np.uint8)
+    rgb[..., 0] = 200   # red
+    name = b"test\0"
+    header = struct.pack(">5I", 24 + len(name), 1, 80, 70, 3) + b"GPAT" + name
+    (tmp_path / "red.pat").write_bytes(header + rgb.tobytes())
+    image = read_gimp_pattern(tmp_path / "red.pat")
+    assert image is not None and image.shape == (70, 80, 3) and tuple(image[0, 0]) == (0, 0, 200)
+    (tmp_path / "junk.pat").write_bytes(b"GPAT" * 10)
+    assert read_gimp_pattern(tmp_path / "junk.pat") is None
+    ok, png = cv2.imencode(".png", rgb)
+    (tmp_path / "png.pat").write_bytes(png.tobytes())
+    assert read_gimp_pattern(tmp_path / "png.pat") is None
