@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, default=None,
                         help="card model (default: each checkout's models/cards.onnx)")
     parser.add_argument("--detector-only", action="store_true", help="time the geometry's proposals only")
-    parser.add_argument("--geometry", action="store_true",
-                        help="find cards by the frame's geometry alone, without the learned detector")
+    parser.add_argument("--detector", action="store_true",
+                        help="add the learned corner detector's corners to the geometry's")
     parser.add_argument("--still", action="store_true",
                         help="also time a still table's frames through vision.still.StillFrames, once it has been read")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -89,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
 
     cv2.setNumThreads(1)
     try:
-        runs = [_run_of(None, args.model, detector_only=args.detector_only, geometry=args.geometry)]
+        runs = [_run_of(None, args.model, detector_only=args.detector_only, detector=args.detector)]
         if args.against is not None:
-            runs.append(_run_of(args.against, args.model, detector_only=args.detector_only, geometry=args.geometry))
+            runs.append(_run_of(args.against, args.model, detector_only=args.detector_only, detector=args.detector))
     except ModelError as exc:
         print(f"bench_vision: {exc} (or use --detector-only)", file=sys.stderr)
         return 2
@@ -125,10 +125,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_of(root: Path | None, model: Path | None, *, detector_only: bool,
-            geometry: bool = False) -> Callable[[np.ndarray], Sequence[object]]:
+            detector: bool = False) -> Callable[[np.ndarray], Sequence[object]]:
     """``detect`` (``propose`` with ``detector_only``) of a recogniser built from the checkout at ``root``
     (None: this one), whose modules are then set aside so that each checkout keeps its own; with
-    ``geometry``, one that finds cards by the frame's geometry alone, not by the learned detector."""
+    ``detector``, the learned corner detector's corners join the geometry's."""
     mine = ("vision", "companion")
     kept = {name: mod for name, mod in sys.modules.items() if name.split(".")[0] in mine}
     if root is not None:
@@ -145,12 +145,12 @@ def _run_of(root: Path | None, model: Path | None, *, detector_only: bool,
             if not hasattr(classifier_module, "FaceReader"):   # checkouts before session 15 read corners only
                 return recognizer_module.Recognizer(classifier=classifier).detect
             faces = classifier_module.FaceReader(threads=1)
-            if geometry or importlib.util.find_spec("vision.detector") is None:   # checkouts before the detector
+            if not detector or importlib.util.find_spec("vision.detector") is None:   # checkouts before it
                 return recognizer_module.Recognizer(classifier=classifier, faces=faces).detect
-            detector = importlib.import_module("vision.detector").CardDetector(threads=1)
+            corners = importlib.import_module("vision.detector").CardDetector(threads=1)
         except classifier_module.ModelError as exc:   # the other checkout's own class
             raise ModelError(str(exc)) from exc
-        return recognizer_module.Recognizer(classifier=classifier, faces=faces, detector=detector).detect
+        return recognizer_module.Recognizer(classifier=classifier, faces=faces, detector=corners).detect
     finally:
         if root is not None:
             sys.path.remove(str(root.resolve()))

@@ -1,12 +1,12 @@
 """Precision and recall on every real source, each judged as a table never seen.
 
-    python scripts/eval_sources.py [--data ../shared/data] [--thresholds 0.2,0.3,0.4] [--json]
+    python scripts/eval_sources.py [--data ../shared/data] [--thresholds 0.5,0.6,0.7] [--json]
 
 Each labelled folder of the data folder (``table-photos``, ``webcam-frames``,
 ``scene-photos/train`` and ``/test``, ``card-crops/valid`` and ``/test``) is
 a *source*.  The recogniser is run on every source at each detector
-threshold, and also with the frame's geometry alone (``--no-detector`` in
-``companion eval``).  Then, leaving one source out at a time, the threshold
+threshold, and also with the frame's geometry alone (``companion eval`` without
+``--detector``).  Then, leaving one source out at a time, the threshold
 with the best F1 on the other sources' validation folders (never a
 ``test`` folder) is the one whose figures that source reports: the choice
 never sees the source it is judged on.  The detector itself learns from no
@@ -59,7 +59,7 @@ def leave_one_out(figures: dict[str, dict[str, dict]], thresholds: list[str]) ->
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA, help="the folder holding the sources")
-    parser.add_argument("--thresholds", default="0.2,0.3,0.4", help="detector thresholds to choose among")
+    parser.add_argument("--thresholds", default="0.5,0.6,0.7", help="detector thresholds to choose among")
     parser.add_argument("--only", default=None, help="comma-separated sources (default: every one present)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)

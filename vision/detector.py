@@ -35,6 +35,9 @@ STRIDE = 4
 """Frame pixels (at the detector's size) per cell of its output grid."""
 WIDTH_UNIT = 32.0
 """The network predicts log(card width / WIDTH_UNIT): widths near 32 px regress near zero."""
+THRESHOLD = 0.7
+"""The least score a corner is reported at: chosen leaving one real source out at a time among 0.3 to
+0.7 (models/MODEL_CARD.md); the corner reader's ``none`` answers for the rest."""
 _SAME = 0.12
 """Votes this close (a share of the card's width) are one corner: two cards in a row lie further apart."""
 _ALIKE = math.cos(math.radians(40))
@@ -61,7 +64,7 @@ class CardCorner(NamedTuple):
         return np.array([[c, -s, self.x], [s, c, self.y], [0.0, 0.0, 1.0]])
 
 
-def decode(maps: np.ndarray, *, threshold: float = 0.3) -> list[CardCorner]:
+def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner]:
     """The corners of one frame's ``(6, gh, gw)`` output, in pixels of the network's input (pixel
     centres at whole numbers).
 
@@ -103,7 +106,7 @@ class CardDetector:
     is found.  ``threshold`` is the least score reported.
     """
 
-    def __init__(self, path: Path | str = DEFAULT_DETECTOR, *, size: int = 640, threshold: float = 0.3,
+    def __init__(self, path: Path | str = DEFAULT_DETECTOR, *, size: int = 640, threshold: float = THRESHOLD,
                  threads: int = 1) -> None:
         import onnxruntime as ort
 

@@ -28,7 +28,7 @@ import numpy as np
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, FaceReader, extract_faces, extract_patches, rotate_180
 from vision.detection import Detection
-from vision.detector import CardCorner, CardDetector
+from vision.detector import CardCorner
 
 _NONE = len(CLASSES) - 1
 _SURE = 0.9
@@ -167,8 +167,7 @@ class Recognizer:
             raise ValueError(f"work_size must be an int of at least 320 pixels, got {work_size!r}")
         self.classifier: Classifier = classifier if classifier is not None else CardClassifier()
         self.faces: Classifier | None = faces if faces is not None or classifier is not None else FaceReader()
-        self.detector: Corners | None = (detector if detector is not None or classifier is not None
-                                         else CardDetector())
+        self.detector = detector
         self.min_confidence = float(min_confidence)
         self.work_size = work_size
         self.read_again = bool(read_again)
@@ -274,7 +273,7 @@ class Recognizer:
             c = combined[k]
             if c is None:
                 continue
-            if hyps[i].doubtful and c.confidence < _SURE:
+            if hyps[i].doubtful and c.confidence < _SURE or hyps[i].learned and not c.agreed:
                 continue
             if hyps[i].corner >= 0:
                 if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
@@ -386,9 +385,12 @@ class Recognizer:
         if self.detector is not None:
             # The learned detector's corners, each taken as a card's top-left one, join the geometry's
             # unscreened: it sees cards where the geometry's whiteness cannot (a white card on a white
-            # desk, a glossy cloth), so no test of the mask may hold them back.
+            # desk, a glossy cloth), so no test of the mask may hold them back.  Unscreened, each must
+            # be read surely and alike at both index corners (a court card's frame or a pip's edge in
+            # clutter can pass for a corner, and one read of it for an index).
             back = np.linalg.inv(to_frame)
-            hyps += [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, len(corners) + i, measured=1)
+            hyps += [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, len(corners) + i, measured=1,
+                                        doubtful=True, learned=True)
                      for i, c in enumerate(self.detector.find(frame))]
 
         def close_up() -> list[_detect.Hypothesis]:
