@@ -81,9 +81,7 @@ class Hypothesis:
     a turn was proposed too and dropped (:func:`unique`): its other index
     corner must then be read even when this one is covered.  ``doubtful``
     marks a card grown at the scene's less likely size
-    (:attr:`CardWidths.doubtful`): its read must be sure.  ``learned`` marks a corner the learned
-    detector found (:mod:`vision.detector`), held to no test of the mask: its read must be sure and
-    agree at both index corners.
+    (:attr:`CardWidths.doubtful`): its read must be sure.
     """
 
     card_to_work: np.ndarray
@@ -92,7 +90,6 @@ class Hypothesis:
     measured: int = 0
     twin: bool = False
     doubtful: bool = False
-    learned: bool = False
 
 
 class CardWidths(NamedTuple):

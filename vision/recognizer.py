@@ -273,7 +273,7 @@ class Recognizer:
             c = combined[k]
             if c is None:
                 continue
-            if hyps[i].doubtful and c.confidence < _SURE or hyps[i].learned and not c.agreed:
+            if hyps[i].doubtful and c.confidence < _SURE:
                 continue
             if hyps[i].corner >= 0:
                 if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
@@ -386,11 +386,10 @@ class Recognizer:
             # The learned detector's corners, each taken as a card's top-left one, join the geometry's
             # unscreened: it sees cards where the geometry's whiteness cannot (a white card on a white
             # desk, a glossy cloth), so no test of the mask may hold them back.  Unscreened, each must
-            # be read surely and alike at both index corners (a court card's frame or a pip's edge in
-            # clutter can pass for a corner, and one read of it for an index).
+            # be read surely (a court card's frame or a pip's edge can pass for a corner).
             back = np.linalg.inv(to_frame)
             hyps += [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, len(corners) + i, measured=1,
-                                        doubtful=True, learned=True)
+                                        doubtful=True)
                      for i, c in enumerate(self.detector.find(frame))]
 
         def close_up() -> list[_detect.Hypothesis]:
