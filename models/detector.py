@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from models.decks import HELD_OUT, load_all
-from models.train import CACHE, _in_workers
+from models.train import CACHE, _in_workers, save_with_metadata
 from vision.detector import STRIDE, WIDTH_UNIT, decode
 
 ROOT = Path(__file__).resolve().parent
@@ -204,7 +204,6 @@ def predict(net, images: np.ndarray, batch: int = 64) -> np.ndarray:  # noqa: AN
 
 def export(net, path: Path, size: int) -> None:  # noqa: ANN001
     """``net`` as ONNX at ``path`` with free height and width, checked against torch."""
-    import onnx
     import onnxruntime as ort
     import torch
 
@@ -214,16 +213,10 @@ def export(net, path: Path, size: int) -> None:  # noqa: ANN001
     torch.onnx.export(net, sample, str(tmp), input_names=["frame"], output_names=["maps"],
                       dynamic_axes={"frame": {1: "h", 2: "w"}, "maps": {2: "gh", 3: "gw"}},
                       opset_version=17, dynamo=False)
-    model = onnx.load(str(tmp))
-    meta = {"stride": str(STRIDE), "width_unit": str(WIDTH_UNIT),
-            "input": "1 x H x W x 3 float32, BGR values 0..255 (normalised inside)",
-            "output": "1 x 6 x H/4 x W/4: heat, dx, dy, cos, sin, log(width / width_unit)"}
-    for k, v in meta.items():
-        entry = model.metadata_props.add()
-        entry.key, entry.value = k, v
-    onnx.checker.check_model(model)
-    onnx.save(model, str(path))
-    tmp.unlink()
+    save_with_metadata(tmp, path, {
+        "stride": str(STRIDE), "width_unit": str(WIDTH_UNIT),
+        "input": "1 x H x W x 3 float32, BGR values 0..255 (normalised inside)",
+        "output": "1 x 6 x H/4 x W/4: corner probability, dx, dy, cos, sin, log(width / width_unit)"})
     with torch.no_grad():
         want = net(sample).numpy()
     got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"frame": sample.numpy()})[0]

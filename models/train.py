@@ -228,7 +228,6 @@ def predict(net, x: np.ndarray, batch: int = 1024) -> np.ndarray:  # noqa: ANN00
 
 def export(net, path: Path, sample: np.ndarray, *, box: tuple[int, int, int, int] = CORNER_BOX) -> None:  # noqa: ANN001
     """``net`` as ONNX at ``path``, with the class list, patch shape (``sample``'s) and ``box`` in its metadata."""
-    import onnx
     import torch
 
     net.eval()
@@ -236,16 +235,24 @@ def export(net, path: Path, sample: np.ndarray, *, box: tuple[int, int, int, int
     torch.onnx.export(net, torch.from_numpy(sample[:2]).float(), str(tmp), input_names=["patches"],
                       output_names=["probabilities"], dynamic_axes={"patches": {0: "n"}, "probabilities": {0: "n"}},
                       opset_version=17, dynamo=False)
-    model = onnx.load(str(tmp))
-    meta = {"classes": " ".join(CLASSES), "patch_shape": "x".join(map(str, sample.shape[1:3])),
-            "corner_box": ",".join(map(str, box)), "card_size": "x".join(map(str, CARD_SIZE)),
-            "input": "N x H x W x 3 float32, BGR values 0..255 (normalised inside)"}
+    save_with_metadata(tmp, path, {
+        "classes": " ".join(CLASSES), "patch_shape": "x".join(map(str, sample.shape[1:3])),
+        "corner_box": ",".join(map(str, box)), "card_size": "x".join(map(str, CARD_SIZE)),
+        "input": "N x H x W x 3 float32, BGR values 0..255 (normalised inside)"})
+
+
+def save_with_metadata(exported: Path, path: Path, meta: dict[str, str]) -> None:
+    """The ONNX model torch exported at ``exported``, checked and saved at ``path`` with ``meta`` in its
+    metadata (what the runtime checks on load); ``exported`` is removed."""
+    import onnx
+
+    model = onnx.load(str(exported))
     for k, v in meta.items():
         entry = model.metadata_props.add()
         entry.key, entry.value = k, v
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
-    tmp.unlink()
+    exported.unlink()
 
 
 def _cached(saved: Path, draw: Callable[[], tuple[Patches, Patches]]) -> tuple[Patches, Patches]:
