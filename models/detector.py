@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from models.decks import HELD_OUT, load_all
-from models.train import CACHE, _in_workers, save_with_metadata
+from models.train import CACHE, _in_workers, predict, save_with_metadata
 from vision.detector import STRIDE, WIDTH_UNIT, decode
 
 ROOT = Path(__file__).resolve().parent
@@ -191,17 +191,6 @@ def score(found: list[list[tuple[float, float, float, float, float]]], truth: li
     return {"recall": hits / max(1, n_true), "precision": tp / max(1, n_found), "corners": n_true}
 
 
-def predict(net, images: np.ndarray, batch: int = 64) -> np.ndarray:  # noqa: ANN001, ANN201
-    import torch
-
-    net.eval()
-    out = []
-    with torch.no_grad():
-        for i in range(0, len(images), batch):
-            out.append(net(torch.from_numpy(images[i:i + batch]).float()).numpy())
-    return np.concatenate(out)
-
-
 def export(net, path: Path, size: int) -> None:  # noqa: ANN001
     """``net`` as ONNX at ``path`` with free height and width, checked against torch."""
     import onnxruntime as ort
@@ -294,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
             sched.step()
             total += float(loss.detach())
             if args.report and k % args.report == args.report - 1:
-                s = score([decode(m) for m in predict(net, held_images[:200])], held_targets[:200])
+                s = score([decode(m) for m in predict(net, held_images[:200], batch=64)], held_targets[:200])
                 print(f"\n    step {k + 1}: held-out decks (200 scenes) recall {s['recall']:.3f} "
                       f"precision {s['precision']:.3f}", file=sys.stderr, flush=True)
                 net.train()
@@ -304,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"\r    epoch {epoch + 1}/{args.epochs} [{bar:<30}] loss {total / (k + 1):.3f} "
                       f"{time.time() - t1:.0f} s", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
-        found = [decode(m) for m in predict(net, held_images)]
+        found = [decode(m) for m in predict(net, held_images, batch=64)]
         s = score(found, held_targets)
         print(f"3/4 epoch {epoch + 1}: loss {total / n_steps:.3f}; held-out decks recall {s['recall']:.3f} "
               f"precision {s['precision']:.3f} ({s['corners']} corners)", flush=True)

@@ -155,7 +155,10 @@ class Recognizer:
     of a card seen whole (a close-up, a photo of one card) as a third
     opinion beside its two corners; it defaults to the shipped face reader
     when ``classifier`` is the shipped corner reader too, and to none beside
-    any other classifier (a test double's reads stay its own).
+    any other classifier (a test double's reads stay its own).  ``detector``
+    (such as :class:`vision.detector.CardDetector`) adds the corners it finds
+    to the geometry's hypotheses, each read as the geometry's are but only
+    where read surely; by default there is none.
     """
 
     def __init__(self, *, classifier: Classifier | None = None, faces: Classifier | None = None,
