@@ -1,6 +1,7 @@
 """Milliseconds per 1280x720 frame for the card recogniser, on one core.
 
-    python scripts/bench_vision.py [--frames 40] [--best-of 1] [--against DIR] [--model PATH] [--detector-only]
+    python scripts/bench_vision.py [--frames 40] [--best-of 1] [--against DIR] [--model PATH] [--proposals-only]
+                                   [--no-detector]
                                    [--still] [--json]
 
 Synthetic tables from ``vision.render`` with 0, 5 and 15 face-up cards (plus
@@ -14,8 +15,10 @@ only ever add time (to the CPU time too: they share the core's caches).
 say: ``git worktree add /tmp/old HEAD~3``) on the same frames, frame by
 frame in turn, so that a neighbour's busy spell slows both alike: on a
 shared machine two separate runs differ by more than most changes.
-``--detector-only`` times the geometry alone (no model needed): everything
-up to the patches.
+``--proposals-only`` times the geometry's proposals alone (no model
+needed): everything up to the patches.  ``--no-detector`` leaves out the
+learned corner detector (``vision.detector``), which the recogniser runs by
+default.
 ``--still`` also times a table that has stopped changing, through
 :class:`vision.still.StillFrames` (the live loop's default) once it has read
 the table: the cost of a frame not read again.
@@ -74,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time the recogniser of the checkout in DIR, frame by frame in turn")
     parser.add_argument("--model", type=Path, default=None,
                         help="card model (default: each checkout's models/cards.onnx)")
-    parser.add_argument("--detector-only", action="store_true", help="time the geometry's proposals only")
-    parser.add_argument("--detector", action="store_true",
-                        help="add the learned corner detector's corners to the geometry's")
+    parser.add_argument("--proposals-only", action="store_true", help="time the geometry's proposals only")
+    parser.add_argument("--no-detector", action="store_true",
+                        help="find cards by the frame's geometry alone, without the learned corner detector")
     parser.add_argument("--still", action="store_true",
                         help="also time a still table's frames through vision.still.StillFrames, once it has been read")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -89,11 +92,12 @@ def main(argv: list[str] | None = None) -> int:
 
     cv2.setNumThreads(1)
     try:
-        runs = [_run_of(None, args.model, detector_only=args.detector_only, detector=args.detector)]
+        options = {"proposals_only": args.proposals_only, "detector": not args.no_detector}
+        runs = [_run_of(None, args.model, **options)]
         if args.against is not None:
-            runs.append(_run_of(args.against, args.model, detector_only=args.detector_only, detector=args.detector))
+            runs.append(_run_of(args.against, args.model, **options))
     except ModelError as exc:
-        print(f"bench_vision: {exc} (or use --detector-only)", file=sys.stderr)
+        print(f"bench_vision: {exc} (or use --proposals-only)", file=sys.stderr)
         return 2
     run = runs[0]
     results = {}
@@ -115,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results))
     else:
-        what = "proposals" if args.detector_only else "cards found"
+        what = "proposals" if args.proposals_only else "cards found"
         for key, r in results.items():
             print(f"{key:>15}: median {r['median_ms']:6.1f} ms   p90 {r['p90_ms']:6.1f} ms   "
                   f"(CPU {r['cpu_median_ms']:.1f} / {r['cpu_p90_ms']:.1f} ms)   mean {what} {r['mean_found']}"
@@ -124,9 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _run_of(root: Path | None, model: Path | None, *, detector_only: bool,
-            detector: bool = False) -> Callable[[np.ndarray], Sequence[object]]:
-    """``detect`` (``propose`` with ``detector_only``) of a recogniser built from the checkout at ``root``
+def _run_of(root: Path | None, model: Path | None, *, proposals_only: bool,
+            detector: bool = True) -> Callable[[np.ndarray], Sequence[object]]:
+    """``detect`` (``propose`` with ``proposals_only``) of a recogniser built from the checkout at ``root``
     (None: this one), whose modules are then set aside so that each checkout keeps its own; with
     ``detector``, the learned corner detector's corners join the geometry's."""
     mine = ("vision", "companion")
@@ -138,7 +142,7 @@ def _run_of(root: Path | None, model: Path | None, *, detector_only: bool,
     try:
         recognizer_module = importlib.import_module("vision.recognizer")
         classifier_module = importlib.import_module("vision.classifier")
-        if detector_only:
+        if proposals_only:
             return recognizer_module.Recognizer(classifier=recognizer_module._NoCards()).propose
         try:
             classifier = classifier_module.CardClassifier(model, threads=1)

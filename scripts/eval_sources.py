@@ -6,7 +6,7 @@ Each labelled folder of the data folder (``table-photos``, ``webcam-frames``,
 ``scene-photos/train`` and ``/test``, ``card-crops/valid`` and ``/test``) is
 a *source*.  The recogniser is run on every source at each detector
 threshold, and also with the frame's geometry alone (``companion eval`` without
-``--detector``).  Then, leaving one source out at a time, the threshold
+``--no-detector``).  Then, leaving one source out at a time, the threshold
 with the best F1 on the other sources' validation folders (never a
 ``test`` folder) is the one whose figures that source reports: the choice
 never sees the source it is judged on.  The detector itself learns from no

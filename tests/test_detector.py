@@ -6,9 +6,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
+from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, ModelError
 from vision.detector import DEFAULT_DETECTOR, STRIDE, WIDTH_UNIT, CardCorner, CardDetector, decode
 from vision.recognizer import Recognizer, _NoCards
@@ -82,11 +84,21 @@ class _ReadsQueen:
         return out
 
 
-def test_a_card_the_geometry_cannot_see_is_read_at_the_detectors_corner() -> None:
-    """A plain frame gives the geometry no edge at all (as a white card on a white desk can): only the
-    detector's corner is read, and the card lies where that corner puts it."""
+def _white_desk_with_an_index(corner: CardCorner, *, glyph: bool = True) -> np.ndarray:
+    """A plain light frame (no edge for the geometry, as a white card on a white desk gives none) with
+    ink where ``corner``'s card has its index: a glyph, or one straight line along the card's top edge."""
     frame = np.full((720, 1280, 3), 230, np.uint8)
+    m = corner.card_to_frame()
+    box = [(14, 20), (36, 20), (36, 100), (14, 100)] if glyph else [(6, 10), (44, 10), (44, 14), (6, 14)]
+    points = np.array([(m @ np.array([x, y, 1.0]))[:2] for x, y in box], np.int32)
+    cv2.fillPoly(frame, [points], (40, 40, 40))
+    return frame
+
+
+def test_a_card_the_geometry_cannot_see_is_read_at_the_detectors_corner() -> None:
+    """Only the detector's corner is read, and the card lies where that corner puts it."""
     corner = CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)
+    frame = _white_desk_with_an_index(corner)
     assert Recognizer(classifier=_ReadsQueen(), detector=_Told([]), read_again=False).detect(frame) == []
     (found,) = Recognizer(classifier=_ReadsQueen(), detector=_Told([corner]), read_again=False).detect(frame)
     assert found.code == "QS"
@@ -94,11 +106,36 @@ def test_a_card_the_geometry_cannot_see_is_read_at_the_detectors_corner() -> Non
     assert np.allclose(found.outline[1], (420.0, 200.0), atol=1.0)
 
 
-def test_the_detector_is_asked_for() -> None:
-    """The geometry alone finds cards unless a detector is given (see docs/recogniser.md, Learned corners)."""
+def test_a_detector_corner_with_no_glyph_at_its_index_is_not_read() -> None:
+    """A blank corner, or one whose only ink is a straight line (a blank slip's edge seen by a corner
+    placed a little off it), is no index: the reader is never asked, however surely it would read."""
+    corner = CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)
+    for frame in (np.full((720, 1280, 3), 230, np.uint8), _white_desk_with_an_index(corner, glyph=False)):
+        assert Recognizer(classifier=_ReadsQueen(), detector=_Told([corner]), read_again=False).detect(frame) == []
+
+
+def test_a_detector_corner_the_geometry_proposed_already_is_not_read_twice() -> None:
+    """The same corner, turned alike and as wide, or the same card seen from its other index corner, is
+    one hypothesis; one turned or sized otherwise is another."""
+    def at(x: float, y: float, angle: float, width: float) -> _detect.Hypothesis:
+        return _detect.Hypothesis(CardCorner(x, y, math.radians(angle), width, 1.0).card_to_frame(), width, 0)
+
+    known = [at(100, 100, 0, 80)]
+    far = (100 + 80, 100 + 80 * CARD_SIZE[1] / CARD_SIZE[0])
+    found = [at(103, 98, 10, 85), at(*far, 180, 80),                 # the same card twice
+             at(100, 100, 40, 80), at(100, 100, 0, 100), at(130, 100, 0, 80)]   # three others
+    assert _detect.new_to(found, known) == found[2:]
+    assert _detect.new_to(found, []) == found
+
+
+def test_the_shipped_detector_goes_with_the_shipped_reader() -> None:
+    """A test double's reads stay its own: beside one, no detector unless given (docs/recogniser.md,
+    Learned corners)."""
     assert Recognizer(classifier=_NoCards()).detector is None
     told = _Told([])
     assert Recognizer(classifier=_NoCards(), detector=told).detector is told
+    if DEFAULT_DETECTOR.is_file():
+        assert isinstance(Recognizer().detector, CardDetector)
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
@@ -109,4 +146,4 @@ def test_the_shipped_detector_finds_a_row_of_cards() -> None:
     for card in cards:   # a corner of each, though the overlapped ones' turns are often off
         assert any(math.hypot(c.x - x, c.y - y) < 0.15 * card.width_px for c in found for x, y in card.outline()), \
             card.code
-    assert sorted(d.code for d in Recognizer(detector=CardDetector()).detect(frame)) == ["2C", "3C", "4C", "5C"]
+    assert sorted(d.code for d in Recognizer().detect(frame)) == ["2C", "3C", "4C", "5C"]

@@ -866,6 +866,40 @@ def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
     return [replace(h, twin=True) if i in twins else h for i, h in enumerate(hyps) if kept[i]]
 
 
+_TURNED_ALIKE = math.cos(math.radians(25))
+"""Two corners turned within 25 degrees of each other are turned alike (:func:`new_to`)."""
+
+
+def new_to(found: list[Hypothesis], known: list[Hypothesis]) -> list[Hypothesis]:
+    """The hypotheses of ``found`` that no hypothesis of ``known`` puts at the same place: the same
+    corner, turned alike (within 25 degrees) and as wide (within 15 percent), or the same card turned
+    half a turn.
+
+    Another look's corners cost the classifier only where they add a card.
+    """
+    if not found or not known:
+        return list(found)
+    a, b = np.stack([h.card_to_work for h in found]), np.stack([h.card_to_work for h in known])
+
+    def ends(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        origin = m[:, :2, 2]
+        far = m[:, :2, 0] * CARD_SIZE[0] + m[:, :2, 1] * CARD_SIZE[1] + origin
+        return origin, far, m[:, :2, 0] / (np.linalg.norm(m[:, :2, 0], axis=1, keepdims=True) + 1e-12)
+
+    (oa, fa, xa), (ob, fb, xb) = ends(a), ends(b)
+    width = np.array([h.width for h in found])[:, None]
+    alike = np.abs(width - np.array([h.width for h in known])[None, :]) < 0.15 * width
+    reach2 = (0.12 * width) ** 2
+
+    def near(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        d = p[:, None, :] - q[None, :, :]
+        return d[..., 0] ** 2 + d[..., 1] ** 2 < reach2
+
+    turn = xa @ xb.T
+    same = (near(oa, ob) & (turn > _TURNED_ALIKE) | near(oa, fb) & near(fa, ob) & (turn < -_TURNED_ALIKE)) & alike
+    return [h for h, seen in zip(found, same.any(axis=1).tolist()) if not seen]
+
+
 _INDEX_SAMPLES = np.array([[x, y, 1.0] for x in (12, 40, 68) for y in (15, 60, 105)]).T
 """A 3x3 grid over the index corner box (card units), for :func:`on_cards`."""
 
@@ -907,12 +941,14 @@ def on_cards(hyps: list[Hypothesis], filled: np.ndarray, *, min_share: float = 0
 
 
 _INK = np.array([[x, y, 1.0] for x in (8, 16, 24, 32, 40) for y in (12, 26, 40, 54, 68, 82, 96, 110)]).T
+_INK_GRID = (5, 8)
+"""``_INK``'s samples as columns (x) by rows (y)."""
 _MARGIN = np.array([[x, 9, 1.0] for x in (50, 62, 74, 86, 98)] + [[9, y, 1.0] for y in (125, 140, 155, 170, 185)]).T
 """Card units along the top and left edges, just beside the index (which a few pixels'
 error in the outline would otherwise put under the samples)."""
 
 
-def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray) -> list[Hypothesis]:
+def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray | None) -> list[Hypothesis]:
     """The hypotheses whose corner looks like a printed index: a white margin, some ink inside it.
 
     A cheap look before the classifier's.  Along the card's edges, just
@@ -921,7 +957,12 @@ def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray)
     the brightest of them (a corner of table, chip or carpet has no such
     margin).  Where the rank and suit are printed, some samples (3 to 65
     percent) are ink, 35 levels or more darker than that white (a plain
-    corner of a card has none).
+    corner of a card, or a blank slip of paper, has none).  With no
+    ``mask`` (corners found where the mask may not see the card: a white
+    card on a white desk) the margin need only be even, and the ink must be
+    a glyph, across two rows and two columns of samples at least, not one
+    straight line: the edge of a blank slip seen by a corner placed a
+    little off it.
     """
     if not hyps:
         return []
@@ -939,11 +980,17 @@ def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray)
     ranked, at = np.sort(margin, axis=1), 0.8 * (margin.shape[1] - 1)
     below = int(at)
     white = (ranked[:, below] + (ranked[:, below + 1] - ranked[:, below]) * (at - below))[:, None]
-    card_white = (margin >= white - 25) & (sample(mask, _MARGIN) > 0)
+    card_white = margin >= white - 25
+    if mask is not None:
+        card_white &= sample(mask, _MARGIN) > 0
     # One edge's margin may run under the next card of a spread.
     margin_ok = (card_white[:, :5].mean(axis=1) >= 0.8) | (card_white[:, 5:].mean(axis=1) >= 0.8)
-    inked = np.mean(ink < white - 35, axis=1)
+    dark = ink < white - 35
+    inked = np.mean(dark, axis=1)
     ok = margin_ok & (inked >= 0.03) & (inked <= 0.65)
+    if mask is None:
+        grid = dark.reshape(len(hyps), *_INK_GRID)
+        ok &= (grid.any(axis=2).sum(axis=1) >= 2) & (grid.any(axis=1).sum(axis=1) >= 2)
     return [hyp for hyp, keep in zip(hyps, ok.tolist()) if keep]
 
 

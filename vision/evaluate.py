@@ -219,9 +219,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     faces.add_argument("--faces", type=Path, default=None,
                        help="face model for cards seen whole (default: models/faces.onnx)")
     faces.add_argument("--no-faces", action="store_true", help="read cards seen whole by their corners alone")
-    parser.add_argument("--detector", type=Path, nargs="?", const=True, default=None, metavar="PATH",
-                        help="add the learned corner detector's corners to the geometry's "
-                             "(PATH default: models/detector.onnx)")
+    corners = parser.add_mutually_exclusive_group()
+    corners.add_argument("--detector", type=Path, default=None, metavar="PATH",
+                         help="corner detector model (default: models/detector.onnx)")
+    corners.add_argument("--no-detector", action="store_true", help="find cards by the frame's geometry alone")
     parser.add_argument("--min-confidence", type=float, default=None,
                         help="report cards at or above this probability (default: the recogniser's)")
 
@@ -234,9 +235,7 @@ def make_recognizer(args: argparse.Namespace) -> Any:
 
     options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
     faces = None if args.no_faces else FaceReader(args.faces)
-    detector = None
-    if getattr(args, "detector", None) is not None:
-        detector = CardDetector(DEFAULT_DETECTOR if args.detector is True else args.detector)
+    detector = None if args.no_detector else CardDetector(args.detector or DEFAULT_DETECTOR)
     return Recognizer(classifier=CardClassifier(args.model), faces=faces, detector=detector, **options)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, FaceReader, extract_faces, extract_patches, rotate_180
 from vision.detection import Detection
-from vision.detector import CardCorner
+from vision.detector import CardCorner, CardDetector
 
 _NONE = len(CLASSES) - 1
 _SURE = 0.9
@@ -157,8 +157,10 @@ class Recognizer:
     when ``classifier`` is the shipped corner reader too, and to none beside
     any other classifier (a test double's reads stay its own).  ``detector``
     (such as :class:`vision.detector.CardDetector`) adds the corners it finds
-    to the geometry's hypotheses, each read as the geometry's are but only
-    where read surely; by default there is none.
+    where the geometry has none, each read as the geometry's are but only
+    where read surely: the cards of a table whose look the geometry's
+    whiteness does not fit.  It defaults to the shipped detector beside the
+    shipped corner reader, and to none beside any other classifier.
     """
 
     def __init__(self, *, classifier: Classifier | None = None, faces: Classifier | None = None,
@@ -170,7 +172,7 @@ class Recognizer:
             raise ValueError(f"work_size must be an int of at least 320 pixels, got {work_size!r}")
         self.classifier: Classifier = classifier if classifier is not None else CardClassifier()
         self.faces: Classifier | None = faces if faces is not None or classifier is not None else FaceReader()
-        self.detector = detector
+        self.detector = detector if detector is not None or classifier is not None else CardDetector()
         self.min_confidence = float(min_confidence)
         self.work_size = work_size
         self.read_again = bool(read_again)
@@ -387,13 +389,15 @@ class Recognizer:
         hyps = screened(hyps)
         if self.detector is not None:
             # The learned detector's corners, each taken as a card's top-left one, join the geometry's
-            # unscreened: it sees cards where the geometry's whiteness cannot (a white card on a white
-            # desk, a glossy cloth), so no test of the mask may hold them back.  Unscreened, each must
-            # be read surely (a court card's frame or a pip's edge can pass for a corner).
+            # where the geometry has none of its own.  It sees cards where the geometry's whiteness
+            # cannot (a white card on a white desk, a glossy cloth), so the mask may not hold them
+            # back: only ink at the index may.  Each must be read surely (a court card's frame or a
+            # pip's edge can pass for a corner).
             back = np.linalg.inv(to_frame)
-            hyps += [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, len(corners) + i, measured=1,
-                                        doubtful=True)
-                     for i, c in enumerate(self.detector.find(frame))]
+            learned = [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, len(corners) + i, measured=1,
+                                          doubtful=True)
+                       for i, c in enumerate(self.detector.find(frame))]
+            hyps += _detect.new_to(_detect.unique(_detect.look_like_index(learned, value, None)), hyps)
 
         def close_up() -> list[_detect.Hypothesis]:
             """One card close up, wider than a table's cards can be: sized by its own measured edges
