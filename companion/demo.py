@@ -299,14 +299,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(table: Table, camera: LatestFrame, args: argparse.Namespace, data: Path) -> Any:
-    from waitress import create_server
-
     from web.app import create_app
+    from web.cli import make_server
     from web.config import WebConfig
 
     config = WebConfig(host="127.0.0.1", port=args.port, pin=args.pin)
     app = create_app(table, config=config, camera=camera, data_dir=data)
-    server = create_server(app, host=config.host, port=config.port, threads=16, ident="table-companion")
+    server = make_server(app, host=config.host, port=config.port)
     threading.Thread(target=server.run, name="web", daemon=True).start()
     print(f"Scoreboard: http://{config.host}:{config.port}/   referee: /referee (PIN {args.pin})   camera: /camera", flush=True)
     return server

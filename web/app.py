@@ -37,21 +37,52 @@ log = logging.getLogger(__name__)
 
 MAX_BODY = 2 * 1024 * 1024  # an imported record; a real game is a few tens of kilobytes
 MAX_EVENT_BODY = 16 * 1024
+MAX_STREAMS = 32
+STREAMS_PER_CLIENT = 4  # a tablet with a few tabs open
+STREAM_RETRY_S = 10
 LOGIN_TRIES = 5
 LOGIN_WINDOW_S = 60.0
 SECRET_FILE = "web-secret-key"
 
 
 class StreamHub:
-    """Keeps the server-sent-event streams stoppable, so a server can shut down cleanly."""
+    """Admits the server-sent-event streams, a bounded number in all and per client, and stops them.
 
-    def __init__(self, *, heartbeat_s: float, max_stream_s: float) -> None:
+    Every open stream holds a server thread, so the server runs ``max_streams``
+    threads for streams on top of those for the pages and the API, and refuses
+    a stream beyond the limits (the page then polls ``/api/state``): no number
+    of tablets or strangers can take the threads the referee needs.
+    """
+
+    def __init__(self, *, heartbeat_s: float, max_stream_s: float, max_streams: int, per_client: int) -> None:
         self.heartbeat_s = heartbeat_s
         self.max_stream_s = max_stream_s
+        self.max_streams = max_streams
+        self.per_client = per_client
         self.stopping = threading.Event()
+        self._open: dict[str, int] = defaultdict(int)
+        self._lock = threading.Lock()
+
+    def admit(self, client: str) -> bool:
+        """Take a stream slot for ``client``; False when the server or this client has none left."""
+        with self._lock:
+            if sum(self._open.values()) >= self.max_streams or self._open[client] >= self.per_client:
+                return False
+            self._open[client] += 1
+            return True
+
+    def release(self, client: str) -> None:
+        with self._lock:
+            self._open[client] -= 1
+            if self._open[client] <= 0:
+                del self._open[client]
+
+    def open_streams(self) -> int:
+        with self._lock:
+            return sum(self._open.values())
 
     def stop(self) -> None:
-        """End every open stream within a heartbeat (browsers reconnect by themselves)."""
+        """End every open stream within half a second (browsers reconnect by themselves)."""
         self.stopping.set()
 
 
@@ -91,6 +122,8 @@ def create_app(
     data_dir: str | os.PathLike[str] | None = None,
     heartbeat_s: float = 15.0,
     max_stream_s: float = 600.0,
+    max_streams: int = MAX_STREAMS,
+    streams_per_client: int = STREAMS_PER_CLIENT,
 ) -> Flask:
     """Build the app for ``table`` (a ``companion.table.Table``).
 
@@ -100,7 +133,9 @@ def create_app(
     configured PIN one is made up: ``app.config["REFEREE_PIN"]``, with
     ``app.config["PIN_GENERATED"]`` set, for the caller to show.
     A stream ends after ``max_stream_s`` and the browser reconnects, so no
-    forgotten tablet holds a server thread for ever.
+    forgotten tablet holds a server thread for ever; at most ``max_streams``
+    are open at once, ``streams_per_client`` from one address (see
+    :class:`StreamHub`).
     """
     app = Flask(__name__)
     data_path = Path(data_dir) if data_dir is not None else None
@@ -117,7 +152,8 @@ def create_app(
     )
     app.json.sort_keys = False
     app.json.ensure_ascii = False
-    hub = StreamHub(heartbeat_s=heartbeat_s, max_stream_s=max_stream_s)
+    hub = StreamHub(heartbeat_s=heartbeat_s, max_stream_s=max_stream_s, max_streams=max_streams,
+                    per_client=streams_per_client)
     limiter = LoginLimiter()
     app.extensions["companion"] = {"hub": hub}
     session_s = config.session_hours * 3600
@@ -307,6 +343,13 @@ def create_app(
     @app.get("/api/events")
     def events() -> Response:
         last_id = request.headers.get("Last-Event-ID") or request.args.get("lastEventId")
+        client = request.remote_addr or "?"
+        if not hub.admit(client):
+            response = api_error(503, f"too many live streams are open; poll /api/state, or try again in {STREAM_RETRY_S} s")
+            response.headers["Retry-After"] = str(STREAM_RETRY_S)
+            return response
+        # waitress reads on while the stream runs (channel_request_lookahead), so a closed socket is seen at once
+        disconnected: Callable[[], bool] = request.environ.get("waitress.client_disconnected", lambda: False)
 
         def stream() -> Iterator[str]:
             q = table.subscribe()  # before reading the view, so no change falls between the two
@@ -316,9 +359,9 @@ def create_app(
                 if str(view["version"]) != last_id:
                     yield _sse(view)
                 started = last_sent = time.monotonic()
-                while not hub.stopping.is_set() and time.monotonic() - started < hub.max_stream_s:
+                while not hub.stopping.is_set() and not disconnected() and time.monotonic() - started < hub.max_stream_s:
                     try:
-                        view = q.get(timeout=min(0.5, hub.heartbeat_s))  # wakes to notice a stop
+                        view = q.get(timeout=min(0.5, hub.heartbeat_s))  # wakes to notice a stop or a hang-up
                     except queue.Empty:
                         if time.monotonic() - last_sent >= hub.heartbeat_s:
                             yield ": heartbeat\n\n"
@@ -335,6 +378,14 @@ def create_app(
                 table.unsubscribe(q)
 
         response = Response(stream(), mimetype="text/event-stream")
+        released = threading.Event()
+
+        def release() -> None:  # once, whether or not the stream ever started
+            if not released.is_set():
+                released.set()
+                hub.release(client)
+
+        response.call_on_close(release)
         response.headers["Cache-Control"] = "no-store"
         response.headers["X-Accel-Buffering"] = "no"
         return response
