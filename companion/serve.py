@@ -213,10 +213,17 @@ class LatestFrame:
             return self.zone_map.to_dict()
 
     def set_zones(self, zones: dict[str, list[list[float]]]) -> None:
+        """Save the zones first and use them only once they are kept, so a restart never brings back others."""
+        from web.camera import ZonesNotSaved
+
         zone_map = ZoneMap.from_dict(zones)
+        try:
+            self._save_zones(zone_map.to_dict())
+        except OSError as exc:
+            raise ZonesNotSaved(f"the zones could not be saved ({exc.strerror or exc}: {exc.filename}); "
+                                "the zones in use are unchanged") from None
         with self._lock:
             self.zone_map = zone_map
-        self._save_zones(zone_map.to_dict())
         log.info("seat zones saved: %s", ", ".join(zone_map.seats))
 
 
@@ -334,7 +341,7 @@ def open_table(config: Config) -> Table:
 
 
 def default_zones(config: Config, table: Table) -> ZoneMap:
-    """The config's zones, or seats spread round the picture in seating order."""
+    """The saved or configured zones (``Config.load``), or seats spread round the picture in seating order."""
     if config.zones:
         return ZoneMap.from_dict(config.zones)
     players = [p["name"] for p in table.view()["players"]] or list(config.game.players)

@@ -10,7 +10,7 @@
 #   /opt/table-companion/venv                 Python venv (--system-site-packages) with the project
 #   /opt/table-companion/constraints.txt      numpy pinned to the system's (see below)
 #   /etc/table-companion/config.toml          your config: created from deploy/config.example.toml only if absent
-#   /var/lib/table-companion                  games and the web session key, owned by user companion
+#   /var/lib/table-companion                  games, the web session key and the camera page's zones.toml, owned by user companion
 #   /etc/systemd/system/table-companion.service
 #
 # The venv sees the system's python3-picamera2 and the python3-numpy it (and

@@ -70,6 +70,16 @@ def _example() -> dict:
         return tomllib.load(f)
 
 
+def test_the_service_can_write_where_the_zones_are_saved() -> None:
+    """The camera page saves zones to data_dir/zones.toml: under ProtectSystem=strict only the StateDirectory is writable."""
+    from companion.config import Config
+
+    service = _unit()["Service"]
+    config = Config.load(DEPLOY / "config.example.toml")
+    assert config.zones_path.parent == Path("/var/lib") / service["StateDirectory"]
+    assert service["ProtectSystem"] == "strict" and "ReadWritePaths" not in service
+
+
 def test_example_config_parses() -> None:
     config = _example()
     assert {"data_dir", "camera", "zones", "board", "web", "game"} <= set(config)

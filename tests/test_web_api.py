@@ -524,6 +524,22 @@ def test_zones_are_checked_then_saved(referee, camera):
     assert camera.zones()["Ann"][1] == [320.0, 0.0]
 
 
+def test_zones_that_cannot_be_saved_are_refused_and_not_used(table, tmp_path):
+    from companion.config import Config
+    from companion.serve import LatestFrame
+    from vision.zones import ZoneMap
+
+    (tmp_path / "ro").write_text("a file where the data folder should be")
+    config = Config.from_dict({"data_dir": str(tmp_path / "ro" / "data")})
+    camera = LatestFrame(ZoneMap.from_dict({"Ann": [[0, 0], [320, 0], [320, 240]]}), save_zones=config.save_zones)
+    client = create_app(table, config=WebConfig(pin=PIN), camera=camera).test_client()
+    headers = sign_in(client)
+    r = client.post("/api/zones", json={"zones": {"Bob": [[0, 0], [320, 0], [0, 240]]}}, headers=headers)
+    assert r.status_code == 503 and "could not be saved" in r.json["error"]
+    assert conformance_error("/api/zones", "POST", r) is None
+    assert list(client.get("/api/zones").json["zones"]) == ["Ann"]  # before: Bob in memory, lost at the restart
+
+
 def test_without_a_camera_the_page_says_so(table):
     app = create_app(table, config=WebConfig(pin=PIN))
     client = app.test_client()

@@ -28,7 +28,7 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException
 
-from web.camera import CameraView, ZoneError, validate_zones
+from web.camera import CameraView, ZoneError, ZonesNotSaved, validate_zones
 from web.config import WebConfig
 from web.events import EventError, check_event
 from web.i18n import LANGUAGES, Catalog, negotiate
@@ -492,6 +492,8 @@ def create_app(
         try:
             zones = validate_zones(body.get("zones") if isinstance(body, dict) else None, size=camera.frame_size())
             camera.set_zones(zones)
+        except ZonesNotSaved as e:
+            return api_error(503, str(e))
         except ZoneError as e:
             return api_error(400, str(e))
         return jsonify(zones=camera.zones())

@@ -34,6 +34,10 @@ class ZoneError(ValueError):
     """A zone map that cannot be saved: the message names the zone (and the corner)."""
 
 
+class ZonesNotSaved(ZoneError):
+    """Good zones that could not be written where they are kept (a read-only or full disk); nothing changed."""
+
+
 @runtime_checkable
 class CameraView(Protocol):
     """The live camera as the web pages see it (implemented by the serve loop)."""
@@ -51,7 +55,10 @@ class CameraView(Protocol):
         """Seat name -> polygon in frame pixels (the config's ``[zones]``)."""
 
     def set_zones(self, zones: dict[str, Polygon]) -> None:
-        """Use these zones from now on and keep them in the config; they have passed ``validate_zones``."""
+        """Keep these zones (they have passed ``validate_zones``), then use them from now on.
+
+        Raises ``ZonesNotSaved`` when they cannot be kept; the zones in use stay as they were.
+        """
 
 
 class MemoryCameraView:
