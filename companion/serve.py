@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from companion.config import Config, ConfigError
+from companion.store import DAMAGED_HINT, DamagedStore
 from companion.table import Table
 from vision.detection import Detection
 from vision.still import TableChanges
@@ -367,6 +368,9 @@ def run(args: argparse.Namespace) -> int:
         if config.camera.source_spec in ("demo", "synthetic"):
             options["realtime"] = True  # drawn at the camera's pace, as a real camera delivers
         source = open_source(config.camera.source_spec, **options)
+    except DamagedStore as exc:
+        log.error("%s; %s", exc, DAMAGED_HINT)
+        return 2
     except (ConfigError, OSError, ValueError, RuntimeError) as exc:
         log.error("%s", exc)
         return 2

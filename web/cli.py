@@ -40,8 +40,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from companion.table import Table
 
+    from companion.store import DAMAGED_HINT, DamagedStore
+
     try:
         table = Table.open(args.record)
+    except DamagedStore as e:
+        log.error("%s; %s", e, DAMAGED_HINT)
+        return 2
     except (OSError, ValueError) as e:
         log.error("cannot open %s: %s", args.record, e)
         return 2
