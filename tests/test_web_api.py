@@ -176,6 +176,18 @@ def test_the_scoreboard_is_open_and_carries_the_view(client):
     assert "Content-Security-Policy" in r.headers
 
 
+@pytest.mark.parametrize("name", ["<!--<script>", "</script><b>", "a&b>c"])
+def test_a_name_in_the_boot_json_cannot_change_the_page(referee, name):
+    client, headers = referee
+    game = {**GAME, "players": [name, "Bob"]}
+    assert client.post("/api/new-game", json={"game": game}, headers=headers).status_code == 200
+    for path in ("/", "/referee"):
+        page = client.get(path).data
+        script = re.search(rb'<script id="boot" type="application/json">(.*?)</script>', page, re.S).group(1)
+        assert not set(b"<>&") & set(script), path  # before: "<!--<script>" kept the element open to the page's end
+        assert json.loads(script)["view"]["players"][0]["name"] == name
+
+
 def test_static_files_need_no_cdn(client):
     pages = [client.get("/").data, client.get("/referee/login").data]
     for page in pages:

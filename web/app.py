@@ -241,8 +241,7 @@ def create_app(
             languages=[(code, Catalog.load(code).data["language"]) for code in LANGUAGES],
             csrf=csrf_token(),
             signed_in=signed_in(),
-            boot=json.dumps({"lang": cat.code, "i18n": cat.data, "fallback": Catalog.load("en").data, **context.pop("boot", {})},
-                            ensure_ascii=False).replace("</", "<\\/"),
+            boot=_script_json({"lang": cat.code, "i18n": cat.data, "fallback": Catalog.load("en").data, **context.pop("boot", {})}),
             **context,
         )
 
@@ -537,6 +536,17 @@ def create_app(
 def stream_hub(app: Flask) -> StreamHub:
     """The app's stream hub (to stop the SSE streams before a server shuts down)."""
     return app.extensions["companion"]["hub"]
+
+
+def _script_json(data: object) -> str:
+    """JSON that is safe inside ``<script>``: no ``<``, ``>`` or ``&`` at all, so no name
+    (``</script>``, ``<!--<script>``) can end the element or change how the browser reads it.
+
+    >>> print(_script_json({"name": "<!--<script>&"}))
+    {"name": "\\u003c!--\\u003cscript\\u003e\\u0026"}
+    """
+    text = json.dumps(data, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _sse(view: dict[str, Any]) -> str:
