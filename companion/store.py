@@ -37,6 +37,7 @@ import io
 import json
 import logging
 import os
+import re
 import sqlite3
 import tempfile
 import threading
@@ -56,6 +57,7 @@ __all__ = [
     "canonical_json",
     "export_jsonl",
     "import_jsonl",
+    "json_depth",
     "open_store",
 ]
 
@@ -113,8 +115,32 @@ def canonical_json(event: Any) -> str:
     return text
 
 
+MAX_JSON_DEPTH = 32
+"""Nesting deeper than any event needs; checked before parsing (deep nesting would exhaust Python's stack)."""
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """How deeply the arrays and objects of the JSON ``text`` nest (brackets inside strings do not count).
+
+    >>> json_depth('{"a": [1, {"b": "[[["}]}')
+    3
+    """
+    depth = deepest = 0
+    for bracket in _JSON_BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        if bracket.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
 def _parse_event(text: str, where: str) -> dict[str, Any]:
     """Reads one stored or imported line back, insisting on an object with a ``"type"`` string."""
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise StoreError(f"{where} nests deeper than {MAX_JSON_DEPTH} levels; no event does")
     try:
         event = json.loads(text)
     except json.JSONDecodeError as exc:

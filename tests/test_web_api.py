@@ -576,3 +576,48 @@ def test_web_config_from_toml_table():
 def test_web_config_names_the_bad_key(table_, key):
     with pytest.raises(WebConfigError, match=re.escape(key)):
         WebConfig.from_dict(table_)
+
+
+# ---- hardening ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["/%09/evil.example/", "/%0a/evil.example/", "%0a", "/\\evil.example", "//evil.example",
+                                    "https://evil.example/", "/%20/evil.example", "/%0d%0aSet-Cookie:x=1"])
+def test_the_language_switcher_goes_only_to_this_sites_pages(client, target):
+    r = client.get(f"/lang/en?next={target}")
+    assert r.status_code == 302 and r.headers["Location"] == "/"  # before: Location //evil.example/, or a 500
+
+
+def test_the_language_switcher_keeps_a_local_page(client):
+    assert client.get("/lang/fr?next=/referee%3Fx%3D1").headers["Location"] == "/referee?x=1"
+
+
+@pytest.mark.parametrize("path", ["/api/event", "/api/zones", "/api/confirm"])
+def test_deep_nesting_is_refused_before_parsing(started, path):
+    client, headers = started
+    before = version(client)
+    r = client.post(path, data="[" * 5000 + "]" * 5000, headers={**headers, "Content-Type": "application/json"})
+    assert r.status_code == 400 and "nests deeper" in r.json["error"]  # before: RecursionError, a 500
+    assert version(client) == before
+
+
+def test_a_deeply_nested_import_line_is_named(started):
+    client, headers = started
+    body = json.dumps(GAME) + "\n" + '{"type":"deal","x":' + "[" * 5000 + "]" * 5000 + "}\n"
+    r = client.post("/api/import", data=body, headers={**headers, "Content-Type": "application/jsonl"})
+    assert r.status_code == 422 and "line 2 nests deeper" in r.json["error"]
+
+
+def test_a_huge_zone_coordinate_is_refused(referee, camera):
+    client, headers = referee
+    body = '{"zones": {"Ann": [[0, 0], [' + "9" * 400 + ', 0], [0, 240]]}}'
+    r = client.post("/api/zones", data=body, headers={**headers, "Content-Type": "application/json"})
+    assert r.status_code == 400 and "corner 2" in r.json["error"]  # before: OverflowError, a 500
+
+
+@pytest.mark.parametrize("zones", [{}, {"centre": [[0, 0], [320, 0], [320, 240]]}])
+def test_a_zone_map_without_a_seat_is_refused(referee, camera, zones):
+    client, headers = referee
+    before = camera.zones()
+    r = client.post("/api/zones", json={"zones": zones}, headers=headers)
+    assert r.status_code == 400 and "at least one seat" in r.json["error"]
+    assert camera.zones() == before

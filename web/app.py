@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import queue
+import re
 import secrets
 import threading
 import time
@@ -28,6 +29,7 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException
 
+from companion.store import MAX_JSON_DEPTH, json_depth
 from web.camera import CameraView, ZoneError, ZonesNotSaved, validate_zones
 from web.config import WebConfig
 from web.events import EventError, check_event
@@ -43,6 +45,9 @@ STREAM_RETRY_S = 10
 LOGIN_TRIES = 5
 LOGIN_WINDOW_S = 60.0
 SECRET_FILE = "web-secret-key"
+_LOCAL_PATH = re.compile(r"/(?![/\\])[!#-\[\]-~]*")
+"""A path on this site: no second slash or backslash after the first, no space, tab, newline or other
+control character (browsers drop those, so ``/\t/evil.example`` would become ``//evil.example``)."""
 
 
 class StreamHub:
@@ -204,8 +209,14 @@ def create_app(
         if len(raw) > MAX_EVENT_BODY:
             abort(413)
         try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            abort(400, description="the body is not valid JSON (not UTF-8)")
+        if json_depth(text) > MAX_JSON_DEPTH:
+            abort(400, description=f"the body nests deeper than {MAX_JSON_DEPTH} levels; no request does")
+        try:
+            return json.loads(text)
+        except ValueError:
             abort(400, description="the body is not valid JSON")
 
     def submit(event: dict[str, Any]) -> Response:
@@ -324,7 +335,7 @@ def create_app(
     @app.get("/lang/<code>")
     def choose_language(code: str) -> Any:
         target = request.args.get("next", "/")
-        if not target.startswith("/") or target.startswith(("//", "/\\")):  # only this site's own pages
+        if not _LOCAL_PATH.fullmatch(target):  # only this site's own pages
             target = "/"
         response = redirect(target)
         if code in LANGUAGES:
