@@ -162,6 +162,15 @@ if [[ -e $CONFIG ]]; then
     note "keeping your $CONFIG (compare with $SRC/deploy/config.example.toml for new keys)"
 else
     run install -m 0640 -o root -g "$SERVICE_USER" "$SRC/deploy/config.example.toml" "$CONFIG"
+    # A 6-digit referee PIN of its own, written into the config (readable by root and the service only).
+    if ((DRY_RUN)); then
+        note "would set a new 6-digit referee PIN in $CONFIG and show it once"
+    else
+        pin=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ' | awk '{ printf "%06d", $1 % 1000000 }')
+        sed -i "s/^# pin = \"2468\"\$/pin = \"$pin\"/" "$CONFIG"
+        grep -q "^pin = \"$pin\"\$" "$CONFIG" || die "could not write the referee PIN into $CONFIG"
+        note "the referee PIN is $pin (shown only now; it is the [web] pin in $CONFIG)"
+    fi
 fi
 
 step "Python environment in $VENV"

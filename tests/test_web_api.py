@@ -370,16 +370,75 @@ def test_undo_takes_back_the_last_event(started):
     assert r.json["dealer"] is None and r.json["hands"] == 0
 
 
-def test_the_pin_limit_lifts_after_its_window():
+def test_the_wait_after_wrong_pins_doubles_and_a_right_pin_clears_it():
     from web.app import LoginLimiter
 
-    limiter = LoginLimiter(tries=2, window_s=0.2)
+    limiter = LoginLimiter(free=2, first_wait_s=0.1, longest_s=0.4)
+    assert [limiter.wait_s(n) for n in range(7)] == [0, 0, 0.1, 0.2, 0.4, 0.4, 0.4]
     limiter.failed("a")
     assert limiter.retry_after("a") == 0
     limiter.failed("a")
-    assert limiter.retry_after("a") >= 1 and limiter.retry_after("b") == 0
-    time.sleep(0.25)
+    assert limiter.retry_after("a") == 1 and limiter.retry_after("b") == 0
+    time.sleep(0.15)
     assert limiter.retry_after("a") == 0
+    limiter.succeeded("a")
+    limiter.failed("a")
+    assert limiter.retry_after("a") == 0  # the count started again
+
+
+def test_a_wrong_pin_guesser_gets_a_few_dozen_tries_a_day():
+    from web.app import LoginLimiter
+
+    limiter, spent, tries = LoginLimiter(), 0.0, 0
+    while spent < 24 * 3600:
+        spent += limiter.wait_s(tries)
+        tries += 1
+    assert tries < 40  # before: 5 a minute, 7200 a day: a 4-digit PIN in about 33 h
+
+
+def test_logout_revokes_the_session_cookie_everywhere(referee, app):
+    client, headers = referee
+    with client.session_transaction() as s:
+        stolen = dict(s)
+    client.post("/referee/logout", data={"csrf_token": headers["X-CSRF-Token"]})
+    thief = app.test_client()
+    with thief.session_transaction() as s:
+        s.update(stolen)  # the old cookie, copied before the logout
+    before = version(thief)
+    refused(thief.post("/api/event", json=GAME, headers=headers), 401, thief, before)  # before: accepted for 12 h
+    assert thief.get("/api/export").status_code == 401
+
+
+def test_sessions_survive_a_restart_but_not_a_logout(table, tmp_path):
+    config = WebConfig(pin=PIN, secret_key="k" * 32)
+    first = create_app(table, config=config, data_dir=tmp_path).test_client()
+    headers = sign_in(first)
+    again = create_app(table, config=config, data_dir=tmp_path).test_client()
+    with first.session_transaction() as s, again.session_transaction() as t:
+        t.update(s)
+    assert again.get("/api/export").status_code == 200
+    again.post("/referee/logout", data={"csrf_token": headers["X-CSRF-Token"]})
+    third = create_app(table, config=config, data_dir=tmp_path).test_client()  # and another restart
+    with first.session_transaction() as s, third.session_transaction() as t:
+        t.update(s)
+    assert third.get("/api/export").status_code == 401
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://localhost.evil.example"])
+def test_a_post_from_another_sites_page_is_refused(referee, origin):
+    client, headers = referee
+    before = version(client)
+    refused(client.post("/api/event", json=GAME, headers={**headers, "Origin": origin}), 403, client, before)
+    refused(client.post("/api/event", json=GAME, headers={**headers, "Referer": origin + "/x"}), 403, client, before)
+    assert client.post("/referee/logout", data={"csrf_token": headers["X-CSRF-Token"]},
+                       headers={"Origin": origin}).status_code == 403
+    assert client.get("/api/export").status_code == 200  # still signed in: the forged logout did nothing
+
+
+def test_a_post_from_our_own_page_is_accepted(referee):
+    client, headers = referee
+    r = client.post("/api/event", json=GAME, headers={**headers, "Origin": "http://localhost"})
+    assert r.status_code == 200
 
 
 def test_export_and_import_round_trip(started, tmp_path):

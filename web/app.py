@@ -13,16 +13,18 @@ import datetime as dt
 import hmac
 import json
 import logging
+import math
 import os
 import queue
 import re
 import secrets
 import threading
 import time
-from collections import defaultdict, deque
+from collections import defaultdict
 from functools import wraps
 from pathlib import Path
 from typing import Any, Callable, Iterator
+from urllib.parse import urlsplit
 
 from flask import (
     Flask, Response, abort, g, jsonify, make_response, redirect, render_template, request, session, url_for,
@@ -42,9 +44,9 @@ MAX_EVENT_BODY = 16 * 1024
 MAX_STREAMS = 32
 STREAMS_PER_CLIENT = 4  # a tablet with a few tabs open
 STREAM_RETRY_S = 10
-LOGIN_TRIES = 5
-LOGIN_WINDOW_S = 60.0
+LOGIN_FREE_TRIES = 5
 SECRET_FILE = "web-secret-key"
+SESSIONS_FILE = "web-sessions.json"
 _LOCAL_PATH = re.compile(r"/(?![/\\])[!#-\[\]-~]*")
 """A path on this site: no second slash or backslash after the first, no space, tab, newline or other
 control character (browsers drop those, so ``/\t/evil.example`` would become ``//evil.example``)."""
@@ -92,31 +94,96 @@ class StreamHub:
 
 
 class LoginLimiter:
-    """Counts wrong PINs per client: ``tries`` in ``window_s`` seconds, then 429 until the window clears."""
+    """A wrong-PIN budget per client address: ``free`` tries, then a wait that doubles with
+    every further wrong PIN, up to ``longest_s``; forgotten after a right PIN or a day of none.
 
-    def __init__(self, *, tries: int = LOGIN_TRIES, window_s: float = LOGIN_WINDOW_S) -> None:
-        self.tries, self.window_s = tries, window_s
-        self._failures: dict[str, deque[float]] = defaultdict(deque)
+    At most about 24 guesses a day from one address once the waits are long: a 6-digit PIN
+    holds for decades. Other addresses, the referee's own tablet among them, are not held up.
+    """
+
+    def __init__(self, *, free: int = LOGIN_FREE_TRIES, first_wait_s: float = 2.0, longest_s: float = 3600.0,
+                 forget_s: float = 24 * 3600.0) -> None:
+        self.free, self.first_wait_s, self.longest_s, self.forget_s = free, first_wait_s, longest_s, forget_s
+        self._failures: dict[str, tuple[int, float]] = {}  # client -> (wrong PINs, when the last was)
         self._lock = threading.Lock()
+
+    def wait_s(self, failures: int) -> float:
+        """The wait after ``failures`` wrong PINs in a row."""
+        if failures < self.free:
+            return 0.0
+        return min(self.longest_s, self.first_wait_s * 2 ** (failures - self.free))
 
     def retry_after(self, client: str) -> int:
         """Seconds until ``client`` may try again; 0 when it may try now."""
         now = time.monotonic()
         with self._lock:
-            fails = self._failures[client]
-            while fails and now - fails[0] > self.window_s:
-                fails.popleft()
-            if len(fails) < self.tries:
+            count, last = self._failures.get(client, (0, now))
+            if now - last > self.forget_s:
+                self._failures.pop(client, None)
                 return 0
-            return max(1, int(self.window_s - (now - fails[0])) + 1)
+            left = self.wait_s(count) - (now - last)
+            return math.ceil(left) if left > 0 else 0
 
     def failed(self, client: str) -> None:
         with self._lock:
-            self._failures[client].append(time.monotonic())
+            count, _ = self._failures.get(client, (0, 0.0))
+            self._failures[client] = (count + 1, time.monotonic())
+            if len(self._failures) > 10_000:  # a flood of addresses: keep the worst, not every one
+                for key, _ in sorted(self._failures.items(), key=lambda kv: kv[1][0])[:5_000]:
+                    del self._failures[key]
 
     def succeeded(self, client: str) -> None:
         with self._lock:
             self._failures.pop(client, None)
+
+
+class SessionRegistry:
+    """The referee sessions signed in and not signed out, by id, kept in the data folder.
+
+    A session cookie is signed, so only the server can revoke it: signing out deletes
+    its id here, and the cookie is worthless from then on, though it has not expired.
+    """
+
+    def __init__(self, path: Path | None, *, lifetime_s: float) -> None:
+        self.path, self.lifetime_s = path, lifetime_s
+        self._lock = threading.Lock()
+        self._ids: dict[str, float] = {}
+        if path is not None and path.exists():
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                self._ids = {str(k): float(v) for k, v in loaded.items()}
+            except (OSError, ValueError, AttributeError, TypeError):
+                log.warning("%s is unreadable: every referee signs in again", path)
+
+    def add(self) -> str:
+        """A new session's id."""
+        sid = secrets.token_urlsafe(24)
+        with self._lock:
+            now = time.time()
+            self._ids = {k: at for k, at in self._ids.items() if now - at < self.lifetime_s}
+            self._ids[sid] = now
+            self._save()
+        return sid
+
+    def valid(self, sid: object) -> bool:
+        with self._lock:
+            at = self._ids.get(sid) if isinstance(sid, str) else None
+            return at is not None and time.time() - at < self.lifetime_s
+
+    def remove(self, sid: object) -> None:
+        with self._lock:
+            if isinstance(sid, str) and self._ids.pop(sid, None) is not None:
+                self._save()
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temp = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(self._ids, f)
+        os.replace(temp, self.path)
 
 
 def create_app(
@@ -160,6 +227,8 @@ def create_app(
     hub = StreamHub(heartbeat_s=heartbeat_s, max_stream_s=max_stream_s, max_streams=max_streams,
                     per_client=streams_per_client)
     limiter = LoginLimiter()
+    sessions = SessionRegistry(data_path / SESSIONS_FILE if data_path is not None else None,
+                               lifetime_s=config.session_hours * 3600)
     app.extensions["companion"] = {"hub": hub}
     session_s = config.session_hours * 3600
 
@@ -178,7 +247,15 @@ def create_app(
 
     def signed_in() -> bool:
         at = session.get("referee_at")
-        return isinstance(at, (int, float)) and 0 <= time.time() - at < session_s
+        return isinstance(at, (int, float)) and 0 <= time.time() - at < session_s and sessions.valid(session.get("sid"))
+
+    def same_origin() -> bool:
+        """A browser names the page a POST comes from; it must be one of ours (no Origin: not a browser)."""
+        origin = request.headers.get("Origin") or request.headers.get("Referer")
+        if origin is None:
+            return True
+        parts = urlsplit(origin)
+        return parts.scheme in ("http", "https") and parts.netloc == request.host
 
     def csrf_ok(sent: str | None) -> bool:
         token = session.get("csrf")
@@ -267,6 +344,14 @@ def create_app(
             return api_error(e.code or 500, message)
         return e.get_response()
 
+    @app.before_request
+    def refuse_other_origins() -> Response | None:
+        if request.method in ("GET", "HEAD", "OPTIONS") or same_origin():
+            return None
+        if request.path.startswith(("/api/", "/camera/")):
+            return api_error(403, "a request from another site's page is refused")
+        abort(403)
+
     @app.after_request
     def headers(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
@@ -305,9 +390,11 @@ def create_app(
                 message, status = catalog().ui("session_expired"), 403
             elif hmac.compare_digest(request.form.get("pin", "").strip().encode(), pin.encode()):
                 limiter.succeeded(client)
+                sessions.remove(session.get("sid"))
                 session.clear()
                 session.permanent = True
                 session["referee_at"] = time.time()
+                session["sid"] = sessions.add()
                 session["csrf"] = secrets.token_urlsafe(32)
                 target = request.args.get("next", "")
                 return redirect(target if target in ("/camera", "/referee") else url_for("referee"))
@@ -321,6 +408,7 @@ def create_app(
     @app.post("/referee/logout")
     def logout() -> Any:
         if csrf_ok(request.form.get("csrf_token")):
+            sessions.remove(session.get("sid"))  # the cookie is worthless from now on, wherever a copy of it is
             session.clear()
         return redirect(url_for("scoreboard"))
 
