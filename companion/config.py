@@ -15,14 +15,17 @@ companion.config.ConfigError: camera.fps must be a number above 0 and at most 60
 
 from __future__ import annotations
 
+import os
+import tempfile
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from companion.events import parse_event
 
 DEFAULT_DATA_DIR = Path("~/.local/share/table-companion").expanduser()
+ZONES_FILE = "zones.toml"
 
 
 class ConfigError(ValueError):
@@ -156,38 +159,66 @@ class Config:
 
     @classmethod
     def load(cls, path: str | Path | None) -> Config:
-        """Read the file at ``path``; None (no file given) means every default."""
+        """Read the file at ``path``; None (no file given) means every default.
+
+        Zones saved from the camera page (``zones.toml`` in ``data_dir``) take
+        the place of the file's ``[zones]``: the service may not write its own
+        config (``/etc`` is read-only to it), but it owns its data folder.
+        """
         if path is None:
-            return cls.from_dict({})
-        p = Path(path).expanduser()
+            config = cls.from_dict({})
+        else:
+            p = Path(path).expanduser()
+            config = cls.from_dict(_read_toml(p, "the config"), path=p)
+        saved = config.zones_path
+        if not saved.exists():
+            return config
+        zones = _read_toml(saved, "the saved zones").get("zones", {})
         try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(f"cannot read the config {p}: {exc.strerror}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{p} is not valid TOML: {exc}") from None
-        return cls.from_dict(data, path=p)
+            from vision.zones import ZoneMap
+
+            ZoneMap.from_dict(zones)
+        except ValueError as exc:
+            raise ConfigError(f"{saved}: {exc} (delete it to use the config's [zones])") from None
+        return replace(config, zones={seat: [list(map(float, p)) for p in poly] for seat, poly in zones.items()})
+
+    @property
+    def zones_path(self) -> Path:
+        """Where the camera page's zones are kept: ``zones.toml`` in the data folder."""
+        return self.data_dir / ZONES_FILE
 
     def save_zones(self, zones: Mapping[str, list[list[float]]]) -> None:
-        """Write the ``[zones]`` table back into the config file, keeping the rest of it as written."""
-        if self.path is None:
-            return
-        lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.exists() else []
-        out: list[str] = []
-        skipping = False
-        for line in lines:
-            stripped = line.strip()
-            if stripped.startswith("["):
-                skipping = stripped == "[zones]"
-                if skipping:
-                    continue
-            if not skipping:
-                out.append(line)
-        out.append("[zones]")
-        for seat, poly in zones.items():
-            points = ", ".join(f"[{x:.1f}, {y:.1f}]" for x, y in poly)
-            out.append(f"{_toml_key(seat)} = [{points}]")
-        self.path.write_text("\n".join(out) + "\n", encoding="utf-8")
+        """Keep ``zones`` in :attr:`zones_path`, whole or not at all (a new file renamed over the old).
+
+        Raises ``OSError`` when the file cannot be written; the old one is then left as it was.
+        """
+        lines = [
+            "# Seat zones saved by the camera page; they take the place of [zones] in the config.",
+            "# Delete this file to go back to the config's zones.",
+            "[zones]",
+            *(f"{_toml_key(seat)} = [{', '.join(f'[{x:.1f}, {y:.1f}]' for x, y in poly)}]" for seat, poly in zones.items()),
+        ]
+        target = self.zones_path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write("\n".join(lines) + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temp, target)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+
+
+def _read_toml(path: Path, what: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
 
 
 def _toml_key(name: str) -> str:

@@ -18,19 +18,22 @@ right card. At the end it prints how the vision did against the truth.
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import logging
 import math
 import random
+import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
-from companion.serve import LatestFrame, TableLoop
+from companion.serve import LatestFrame, TableLoop, cards_on_table
 from companion.simulate import SimulatedTable
 from companion.table import Table
 from vision.detection import Detection
@@ -113,7 +116,8 @@ class DemoTable:
         if detect is None:
             detect = Recognizer().detect if every_frame else StillFrames(Recognizer().detect, changes=TableChanges())
         self.detect = detect
-        self.tracker = Tracker(self.zones)
+        view = table.view()
+        self.tracker = Tracker(self.zones, known_cards=cards_on_table(view) if view["variant"] else ())
         self.changes, self._see_changes = TableChanges.following(detect)
         self.loop = TableLoop(table, board=board, tracker=self.tracker)
         self.background = table_background(size, style="wood", seed=seed)
@@ -231,11 +235,18 @@ class DemoTable:
             self.table.dismiss(p["id"])
 
     def play(self, hands: int) -> VisionScore:
-        """Play ``hands`` hands; the table's final balances equal the simulation's."""
-        events = self.sim.play(hands=hands)
+        """Play ``hands`` hands; the table's final balances equal the simulation's.
+
+        A table that already holds a game (``demo --data`` again) goes on from
+        where it stopped: that game must be this simulation's (same shuffle)
+        up to some event, else ``CannotResume`` says why.
+        """
+        events: Iterator[dict[str, Any]] = self.sim.play(hands=hands)
         first = next(events)
         if self.table.view()["variant"] is None:
             self.table.start(first)
+        else:
+            events = self._resume(events)
         for event in events:
             if self._stop.is_set():
                 break
@@ -250,8 +261,54 @@ class DemoTable:
             self._referee_play(event, *before)
         return self.score
 
+    def _resume(self, events: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """The simulation's events after the point the stored game has reached.
+
+        The store holds the referee's corrections too (a misread undone), so the
+        point is found by the game's position, not by counting events.
+        """
+        stored = self.table.game
+        if stored.state.variant.name != self.sim.variant.name or list(stored.players) != self.sim.players:
+            raise CannotResume(f"the stored game is {stored.state.variant.name} for {', '.join(stored.players)}, "
+                               f"not this demo's {self.sim.variant.name} for {', '.join(self.sim.players)}")
+        target = _position(stored)
+        found = _position(self.sim.game) == target
+        seen: list[dict[str, Any]] = []  # the simulation's events since the last point that matched
+        for event in events:
+            seen.append(event)
+            if self.sim.game.state.hands > stored.state.hands:
+                break
+            if _position(self.sim.game) == target:
+                found, seen = True, []
+        if not found:
+            raise CannotResume("the stored game is not one this demo's shuffle plays to (another --seed, a game "
+                               "changed by hand, or a stop between a misread and its correction)")
+        self._redraw()
+        return itertools.chain(seen, events)
+
+    def _redraw(self) -> None:
+        """Lay the cards this hand has played back on the drawn table, where they lay."""
+        view = self.table.view()
+        if view["phase"] != "run":
+            return
+        for player, cards in view["run"]["played"].items():
+            for k, code in enumerate(cards):
+                (x, y), angle = self._spot(player, k)
+                self.cards.append(PlacedCard(code, (x, y), angle, self.card_width))
+
     def stop(self) -> None:
         self._stop.set()
+
+
+class CannotResume(ValueError):
+    """The game in the demo's data folder is not where this demo's simulation goes; nothing was changed."""
+
+
+def _position(game: Any) -> dict[str, Any]:
+    """Where a game stands, whatever way it got there (the log of undone events aside)."""
+    view = game.view()
+    view.pop("log", None)
+    return view
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -272,9 +329,13 @@ def run(args: argparse.Namespace) -> int:
     from hardware.config import BoardConfig
     from hardware.pins import mock_factory
 
-    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     data = args.data or Path(tempfile.mkdtemp(prefix="companion-demo-"))
-    table = Table.open(data / "demo.sqlite")
+    try:
+        table = Table.open(data / "demo.sqlite")
+        seed = _shuffle(data, args.seed, resuming=bool(len(table.store)))
+    except ValueError as exc:  # a damaged store, or a game this demo cannot go on with
+        print(f"companion demo: {exc}", file=sys.stderr)
+        return 2
     demo: DemoTable
     with Board(BoardConfig(), on_event=lambda e: demo.loop.on_button(e), pin_factory=mock_factory()) as board:
         demo = DemoTable(table, variant=args.variant, seed=seed, speed=args.speed, board=board,
@@ -286,6 +347,11 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             demo.stop()
             score = demo.score
+        except CannotResume as exc:
+            print(f"companion demo: cannot go on with the game in {data}: {exc}; use another --data folder",
+                  file=sys.stderr)
+            table.close()
+            return 2
         _report(table, demo, score)
         if server is not None:
             print("The game is over; the scoreboard stays up. Press Ctrl-C to stop.", flush=True)
@@ -298,15 +364,30 @@ def run(args: argparse.Namespace) -> int:
     return 0 if table.view()["balances"] == demo.sim.game.balances else 1
 
 
-def _serve(table: Table, camera: LatestFrame, args: argparse.Namespace, data: Path) -> Any:
-    from waitress import create_server
+def _shuffle(data: Path, seed: int | None, *, resuming: bool) -> int:
+    """The shuffle to play: kept in ``demo.json`` beside the store, so that ``--data`` again goes on with it."""
+    kept = data / "demo.json"
+    if resuming:
+        try:
+            stored = json.loads(kept.read_text(encoding="utf-8"))["seed"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise CannotResume(f"{kept} does not say which shuffle the stored game was dealt from") from None
+        if seed is not None and seed != stored:
+            raise CannotResume(f"the game in {data} was dealt from shuffle {stored}, not {seed}")
+        return int(stored)
+    seed = seed if seed is not None else random.randrange(1 << 30)
+    kept.write_text(json.dumps({"seed": seed}) + "\n", encoding="utf-8")
+    return seed
 
+
+def _serve(table: Table, camera: LatestFrame, args: argparse.Namespace, data: Path) -> Any:
     from web.app import create_app
+    from web.cli import make_server
     from web.config import WebConfig
 
     config = WebConfig(host="127.0.0.1", port=args.port, pin=args.pin)
     app = create_app(table, config=config, camera=camera, data_dir=data)
-    server = create_server(app, host=config.host, port=config.port, threads=16, ident="table-companion")
+    server = make_server(app, host=config.host, port=config.port)
     threading.Thread(target=server.run, name="web", daemon=True).start()
     print(f"Scoreboard: http://{config.host}:{config.port}/   referee: /referee (PIN {args.pin})   camera: /camera", flush=True)
     return server

@@ -23,7 +23,7 @@ class UnreadableRecord(ValueError):
 def replay_file(path: str | Path) -> Game:
     """Replay the record at ``path``; refused lines are listed in ``game.rejected``."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark, as /api/import accepts
     except (OSError, UnicodeDecodeError) as exc:
         raise UnreadableRecord(f"cannot read {path}: {exc}") from None
     lines = text.split("\n")
@@ -72,7 +72,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion replay: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(game.summary(), ensure_ascii=False))
+        text = json.dumps(game.summary(), ensure_ascii=False)
+        if not _encodable(text):  # a lone surrogate, or a terminal that is not UTF-8: JSON's own escapes
+            text = json.dumps(game.summary())
+        print(text)
     else:
-        print(describe(game))
+        text = describe(game)
+        encoding = sys.stdout.encoding or "utf-8"
+        print(text if _encodable(text) else text.encode(encoding, "backslashreplace").decode(encoding))
     return 0
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` can be written to stdout as it is (a name may hold any code point, even ``\\ud800``)."""
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from companion.config import Config, ConfigError
+from companion.store import DAMAGED_HINT, DamagedStore
 from companion.table import Table
 from vision.detection import Detection
 from vision.still import TableChanges
@@ -213,10 +214,17 @@ class LatestFrame:
             return self.zone_map.to_dict()
 
     def set_zones(self, zones: dict[str, list[list[float]]]) -> None:
+        """Save the zones first and use them only once they are kept, so a restart never brings back others."""
+        from web.camera import ZonesNotSaved
+
         zone_map = ZoneMap.from_dict(zones)
+        try:
+            self._save_zones(zone_map.to_dict())
+        except OSError as exc:
+            raise ZonesNotSaved(f"the zones could not be saved ({exc.strerror or exc}: {exc.filename}); "
+                                "the zones in use are unchanged") from None
         with self._lock:
             self.zone_map = zone_map
-        self._save_zones(zone_map.to_dict())
         log.info("seat zones saved: %s", ", ".join(zone_map.seats))
 
 
@@ -334,7 +342,7 @@ def open_table(config: Config) -> Table:
 
 
 def default_zones(config: Config, table: Table) -> ZoneMap:
-    """The config's zones, or seats spread round the picture in seating order."""
+    """The saved or configured zones (``Config.load``), or seats spread round the picture in seating order."""
     if config.zones:
         return ZoneMap.from_dict(config.zones)
     players = [p["name"] for p in table.view()["players"]] or list(config.game.players)
@@ -360,6 +368,9 @@ def run(args: argparse.Namespace) -> int:
         if config.camera.source_spec in ("demo", "synthetic"):
             options["realtime"] = True  # drawn at the camera's pace, as a real camera delivers
         source = open_source(config.camera.source_spec, **options)
+    except DamagedStore as exc:
+        log.error("%s; %s", exc, DAMAGED_HINT)
+        return 2
     except (ConfigError, OSError, ValueError, RuntimeError) as exc:
         log.error("%s", exc)
         return 2

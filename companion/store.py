@@ -32,26 +32,32 @@ companion.store.StoreError: cannot tell the store kind from 'tonight.csv': use .
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import logging
 import os
+import re
 import sqlite3
 import tempfile
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Iterable, Protocol, runtime_checkable
+from typing import IO, Any, Callable, Iterable, Protocol, runtime_checkable
 
 __all__ = [
     "EventStore",
     "JsonlStore",
+    "DAMAGED_HINT",
+    "DamagedStore",
     "SqliteStore",
     "StoreError",
+    "StoreWriteError",
     "canonical_json",
     "export_jsonl",
     "import_jsonl",
+    "json_depth",
     "open_store",
 ]
 
@@ -65,6 +71,18 @@ _LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
 
 class StoreError(ValueError):
     """Raised for an event, file or database the store cannot accept; nothing was changed."""
+
+
+class StoreWriteError(StoreError):
+    """The event could not be written (a full, read-only or failing disk); nothing was stored."""
+
+
+class DamagedStore(StoreError):
+    """The file cannot be trusted to hold the whole game (damaged, emptied, its log deleted); it was left as it is."""
+
+
+DAMAGED_HINT = ("to go on, move it aside (keep it: it may be repaired) and start again for a new game; "
+                "an exported record can then be imported from the referee page")
 
 
 def canonical_json(event: Any) -> str:
@@ -97,8 +115,32 @@ def canonical_json(event: Any) -> str:
     return text
 
 
+MAX_JSON_DEPTH = 32
+"""Nesting deeper than any event needs; checked before parsing (deep nesting would exhaust Python's stack)."""
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """How deeply the arrays and objects of the JSON ``text`` nest (brackets inside strings do not count).
+
+    >>> json_depth('{"a": [1, {"b": "[[["}]}')
+    3
+    """
+    depth = deepest = 0
+    for bracket in _JSON_BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        if bracket.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
 def _parse_event(text: str, where: str) -> dict[str, Any]:
     """Reads one stored or imported line back, insisting on an object with a ``"type"`` string."""
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise StoreError(f"{where} nests deeper than {MAX_JSON_DEPTH} levels; no event does")
     try:
         event = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -139,6 +181,10 @@ class EventStore(Protocol):
         """Replaces the whole game at once (an import): all events or, on any error, none."""
         ...
 
+    def checkpoint(self) -> None:
+        """Makes the file itself hold every event so far (SQLite's write-ahead log); a no-op where it always does."""
+        ...
+
     def close(self) -> None:
         """Releases the file; further use raises :class:`StoreError`. Closing twice is harmless."""
         ...
@@ -156,12 +202,20 @@ class SqliteStore(EventStore):
     WAL with ``synchronous=FULL`` makes each committed event survive a power
     cut; one connection behind a lock serves the camera loop, the web server
     and the button threads alike. ``at`` is the UTC time the event was stored.
+
+    The database's ``user_version`` is 1 while a store has it open and 0
+    after a clean close. Events since the last checkpoint live only in the
+    ``-wal`` file beside it, so a store that was not closed cleanly and has no
+    ``-wal`` file has lost them: opening it fails rather than show an older game.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            self._create()
+        self._check_file()
         try:
             conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
@@ -176,13 +230,60 @@ class SqliteStore(EventStore):
                 "CREATE TABLE IF NOT EXISTS events ("
                 "seq INTEGER PRIMARY KEY, event TEXT NOT NULL, at TEXT NOT NULL)"
             )
+            conn.execute("PRAGMA user_version=1")
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")  # the main file itself now says: in use
         except sqlite3.Error as exc:
             conn.close()
-            raise StoreError(f"{self.path} is not a usable SQLite database: {exc}") from None
+            raise _sqlite_error(self.path, exc) from None
         except StoreError:
             conn.close()
             raise
         self._conn: sqlite3.Connection | None = conn
+
+    def _create(self) -> None:
+        """A new, empty store, made under another name and renamed into place whole, so that
+        an empty file at ``path`` is always damage, never a store that was just being made."""
+        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        os.close(fd)
+        try:
+            conn = sqlite3.connect(temp, isolation_level=None)
+            try:
+                conn.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, event TEXT NOT NULL, at TEXT NOT NULL)")
+                conn.execute("PRAGMA journal_mode=WAL")
+            finally:
+                conn.close()
+            os.replace(temp, self.path)
+        except (OSError, sqlite3.Error) as exc:
+            Path(temp).unlink(missing_ok=True)
+            raise StoreWriteError(f"cannot create {self.path}: {exc}") from None
+        _fsync_dir(self.path.parent)
+
+    def _check_file(self) -> None:
+        """Refuses, before SQLite sees it, a store that cannot be written or has lost part of the game."""
+        try:
+            os.close(os.open(self.path, os.O_RDWR))
+        except OSError as exc:
+            raise StoreWriteError(
+                f"cannot write to {self.path} ({exc.strerror}): it is read-only or immutable; "
+                "check its owner and mode (ls -l) and its attributes (lsattr)"
+            ) from None
+        wal = self.path.with_name(self.path.name + "-wal")
+        if self.path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size):
+            raise DamagedStore(f"{self.path} is empty (0 bytes): the game it held is gone (a failed copy or "
+                               "a full disk?); it was left as it is")
+        try:
+            with open(self.path, "rb") as f:
+                header = f.read(100)
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.path}: {exc.strerror}") from None
+        if len(header) == 100 and header.startswith(b"SQLite format 3\0") and not wal.exists():
+            in_use = int.from_bytes(header[60:64], "big")  # user_version
+            if in_use:
+                raise DamagedStore(
+                    f"{self.path} was not closed cleanly and its write-ahead log {wal.name} is missing: "
+                    "the events since its last checkpoint are lost; put the -wal file back beside it "
+                    "(a backup must copy both, or use companion backup)"
+                )
 
     def _check_schema(self, conn: sqlite3.Connection) -> None:
         """Refuses a database that is not ours before anything is written to it."""
@@ -202,6 +303,9 @@ class SqliteStore(EventStore):
             raise StoreError(
                 f"{self.path}: the events table has columns {columns}, expected {_SQLITE_COLUMNS}; it was left untouched"
             )
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise DamagedStore(f"{self.path} is damaged ({problems[0]}); it was left as it is")
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -212,54 +316,128 @@ class SqliteStore(EventStore):
     def _now() -> str:
         return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
-    def append(self, event: dict[str, Any]) -> int:
-        text = canonical_json(event)
+    def _write(self, statements: Callable[[sqlite3.Connection], Any]) -> Any:
+        """Run ``statements`` in one immediate transaction: all of it, or (with a StoreError) none."""
         with self._lock:
             conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0]
-                conn.execute("INSERT INTO events (seq, event, at) VALUES (?, ?, ?)", (seq, text, self._now()))
+                conn.execute("BEGIN IMMEDIATE")
+                result = statements(conn)
                 conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
+                return result
+            except BaseException as exc:
+                if conn.in_transaction:  # SQLite may have rolled back already (a full disk does)
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                if isinstance(exc, sqlite3.Error):
+                    raise _sqlite_error(self.path, exc) from None
                 raise
+
+    def append(self, event: dict[str, Any]) -> int:
+        text = canonical_json(event)
+
+        def insert(conn: sqlite3.Connection) -> int:
+            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0]
+            conn.execute("INSERT INTO events (seq, event, at) VALUES (?, ?, ?)", (seq, text, self._now()))
             return int(seq)
 
-    def events(self) -> list[dict[str, Any]]:
+        return int(self._write(insert))
+
+    def _read(self, sql: str) -> list[Any]:
         with self._lock:
-            rows = self._connection().execute("SELECT seq, event FROM events ORDER BY seq").fetchall()
+            try:
+                return self._connection().execute(sql).fetchall()
+            except sqlite3.Error as exc:
+                raise _sqlite_error(self.path, exc) from None
+
+    def events(self) -> list[dict[str, Any]]:
+        rows = self._read("SELECT seq, event FROM events ORDER BY seq")
         return [_parse_event(text, f"{self.path}: event {seq}") for seq, text in rows]
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._connection().execute("SELECT COUNT(*) FROM events").fetchone()[0])
+        return int(self._read("SELECT COUNT(*) FROM events")[0][0])
 
     def replace(self, events: Iterable[dict[str, Any]]) -> None:
         texts = [canonical_json(event) for event in events]
+        at = self._now()
+
+        def swap(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM events")
+            conn.executemany(
+                "INSERT INTO events (seq, event, at) VALUES (?, ?, ?)",
+                ((seq, text, at) for seq, text in enumerate(texts, start=1)),
+            )
+
+        self._write(swap)
+        self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Copy the events in the write-ahead log into the database file itself (after each hand),
+        so a copy of the file alone, or the loss of the log, costs at most the current hand."""
         with self._lock:
-            conn = self._connection()
-            at = self._now()
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.execute("DELETE FROM events")
-                conn.executemany(
-                    "INSERT INTO events (seq, event, at) VALUES (?, ?, ?)",
-                    ((seq, text, at) for seq, text in enumerate(texts, start=1)),
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+                self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error as exc:
+                log.warning("%s: checkpoint failed: %s", self.path, exc)
+
+    def backup(self, target: str | os.PathLike[str]) -> int:
+        """Copy the whole store, write-ahead log included, to ``target`` through SQLite's backup API,
+        as a store closed cleanly; returns the number of events copied. ``target`` must not exist."""
+        dest = Path(target)
+        if dest.exists():
+            raise StoreError(f"{dest} already exists; choose a new name for the backup")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            copy = sqlite3.connect(dest, isolation_level=None)
+            try:
+                with self._lock:
+                    self._connection().backup(copy)
+                copy.execute("PRAGMA user_version=0")
+                copy.execute("PRAGMA journal_mode=DELETE")  # one file, whole: nothing lives beside it
+                count = int(copy.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+            finally:
+                copy.close()
+        except sqlite3.Error as exc:
+            raise _sqlite_error(dest, exc) from None
+        return count
 
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
+                try:
+                    self._conn.execute("PRAGMA user_version=0")
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                except sqlite3.Error as exc:  # left marked in use: the -wal file still holds the events
+                    log.warning("%s: could not mark the store closed: %s", self.path, exc)
                 self._conn.close()
                 self._conn = None
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
+
+
+def _sqlite_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """SQLite's error in words a person at the table can act on."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name == "SQLITE_FULL":
+        return StoreWriteError(f"the disk is full: {path} could not store the event; nothing was stored (free some space)")
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")):
+        return StoreWriteError(f"cannot write to {path} ({exc}): check its owner, mode and attributes (lsattr); "
+                               "nothing was stored")
+    if name.startswith("SQLITE_IOERR"):
+        return StoreWriteError(f"the disk failed to write {path} ({exc}): is the disk full or failing? nothing was stored")
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+        return DamagedStore(f"{path} is damaged ({exc}); it was left as it is")
+    return StoreError(f"{path}: {exc}")
+
+
+def _write_error(path: Path, exc: OSError) -> StoreWriteError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return StoreWriteError(f"the disk is full: {path} could not store the event ({exc.strerror}); "
+                               "nothing was stored (free some space)")
+    return StoreWriteError(f"cannot write to {path} ({exc.strerror}); nothing was stored")
 
 
 class JsonlStore(EventStore):
@@ -279,7 +457,8 @@ class JsonlStore(EventStore):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         created = not self.path.exists()
         try:
-            handle = open(self.path, "a+b")  # noqa: SIM115 - held open for the store's life
+            # Unbuffered: a line the disk refused must not linger in a buffer and be written with the next one.
+            handle = open(self.path, "a+b", buffering=0)  # noqa: SIM115 - held open for the store's life
         except OSError as exc:
             raise StoreError(f"cannot open {self.path}: {exc}") from None
         try:
@@ -289,10 +468,10 @@ class JsonlStore(EventStore):
             raise
         if created:
             _fsync_dir(self.path.parent)
-        self._file: IO[bytes] | None = handle
+        self._file: io.FileIO | None = handle
         self._size = handle.seek(0, io.SEEK_END)
 
-    def _load(self, handle: IO[bytes]) -> list[str]:
+    def _load(self, handle: io.FileIO) -> list[str]:
         """Reads the events already in the file, repairing only a torn last line."""
         handle.seek(0)
         data = handle.read()
@@ -327,7 +506,7 @@ class JsonlStore(EventStore):
             os.fsync(handle.fileno())
         return lines
 
-    def _handle(self) -> IO[bytes]:
+    def _handle(self) -> io.FileIO:
         if self._file is None:
             raise StoreError(f"{self.path}: the store is closed")
         return self._file
@@ -338,13 +517,14 @@ class JsonlStore(EventStore):
         with self._lock:
             handle = self._handle()
             try:
-                handle.write(line)
-                handle.flush()
+                written = 0
+                while written < len(line):
+                    written += handle.write(line[written:]) or 0
                 os.fsync(handle.fileno())
-            except OSError:
+            except OSError as exc:
                 # A half-written line (disk full, I/O error) must not join the next event.
-                handle.truncate(self._size)
-                raise
+                os.ftruncate(handle.fileno(), self._size)
+                raise _write_error(self.path, exc) from None
             self._size += len(line)
             self._lines.append(text)
             return len(self._lines)
@@ -377,9 +557,12 @@ class JsonlStore(EventStore):
                 raise
             _fsync_dir(self.path.parent)
             old.close()
-            self._file = open(self.path, "ab")  # noqa: SIM115
+            self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115
             self._size = len(data)
             self._lines = texts
+
+    def checkpoint(self) -> None:
+        """Every line is in the file already."""
 
     def close(self) -> None:
         with self._lock:

@@ -37,7 +37,7 @@ from companion.cards import Card
 from companion.errors import RecordError
 from companion.events import Event, NewGame, as_event
 from companion.game import Game
-from companion.store import EventStore, canonical_json, import_jsonl, open_store
+from companion.store import DamagedStore, EventStore, canonical_json, import_jsonl, open_store
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,11 @@ class Table:
         self._settled: deque[dict[str, Any]] = deque(maxlen=SETTLED_SHOWN)
         self.version = time.time_ns() // 1_000_000
         """Grows with every change, and across restarts too (a tablet's stream resumes by it)."""
-        self.game = self._rebuild(store.events())
+        try:
+            self.game = self._rebuild(store.events(), where=store.path)
+        except BaseException:
+            store.close()
+            raise
 
     @classmethod
     def open(cls, path: str | Path) -> Table:
@@ -82,12 +86,17 @@ class Table:
         return cls(open_store(path))
 
     @staticmethod
-    def _rebuild(events: list[dict[str, Any]]) -> Game:
+    def _rebuild(events: list[dict[str, Any]], *, where: Path) -> Game:
+        """The game the stored events make. The store holds only events the table accepted, so one
+        the referee refuses now means the file was changed or damaged: the balances would differ
+        from what the table was told, and the start stops with the reason."""
         game = Game()
         for number, event in enumerate(events, start=1):
-            game.push_line(event, line=number)
-        if game.rejected:
-            log.warning("the stored record has %d refused line(s), first: %s", len(game.rejected), game.rejected[0])
+            try:
+                game.push(event, line=number)
+            except ValueError as exc:
+                raise DamagedStore(f"{where}: stored event {number} is refused by the referee ({exc}); "
+                                   "the file was changed or damaged, and was left as it is") from None
         return game
 
     # ---------------------------------------------------------------- events
@@ -105,6 +114,7 @@ class Table:
                 ev = as_event(event)
                 for hook in self._before:
                     hook(ev)
+                hands_before = self.game.state.hands if self.game.started else 0
                 self.game.push(ev, line=len(self.store) + 1)
             except ValueError as exc:
                 if announce:
@@ -113,9 +123,11 @@ class Table:
             try:
                 self.store.append(ev.to_dict())
             except Exception:
-                log.exception("could not store %s: taking it back", ev)
-                self.game = self._rebuild(self.store.events())
+                log.error("could not store %s: taking it back", ev)
+                self.game = self._rebuild(self.store.events(), where=self.store.path)
                 raise
+            if self.game.state.hands != hands_before:
+                self.store.checkpoint()  # a hand is over: the database file itself now holds it
             self._notice = None
             return self._changed()
 

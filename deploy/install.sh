@@ -10,7 +10,7 @@
 #   /opt/table-companion/venv                 Python venv (--system-site-packages) with the project
 #   /opt/table-companion/constraints.txt      numpy pinned to the system's (see below)
 #   /etc/table-companion/config.toml          your config: created from deploy/config.example.toml only if absent
-#   /var/lib/table-companion                  games and the web session key, owned by user companion
+#   /var/lib/table-companion                  games, the web session key and the camera page's zones.toml, owned by user companion
 #   /etc/systemd/system/table-companion.service
 #
 # The venv sees the system's python3-picamera2 and the python3-numpy it (and
@@ -162,6 +162,15 @@ if [[ -e $CONFIG ]]; then
     note "keeping your $CONFIG (compare with $SRC/deploy/config.example.toml for new keys)"
 else
     run install -m 0640 -o root -g "$SERVICE_USER" "$SRC/deploy/config.example.toml" "$CONFIG"
+    # A 6-digit referee PIN of its own, written into the config (readable by root and the service only).
+    if ((DRY_RUN)); then
+        note "would set a new 6-digit referee PIN in $CONFIG and show it once"
+    else
+        pin=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ' | awk '{ printf "%06d", $1 % 1000000 }')
+        sed -i "s/^# pin = \"2468\"\$/pin = \"$pin\"/" "$CONFIG"
+        grep -q "^pin = \"$pin\"\$" "$CONFIG" || die "could not write the referee PIN into $CONFIG"
+        note "the referee PIN is $pin (shown only now; it is the [web] pin in $CONFIG)"
+    fi
 fi
 
 step "Python environment in $VENV"

@@ -5,6 +5,9 @@ from pathlib import Path
 import pytest
 
 from companion.config import Config, ConfigError
+from companion.serve import LatestFrame
+from vision.zones import ZoneMap
+from web.camera import ZonesNotSaved
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,12 +66,35 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
         Config.load(tmp_path / "nope.toml")
 
 
-def test_saved_zones_replace_the_zones_table_and_keep_the_rest(tmp_path: Path) -> None:
+def test_saved_zones_go_to_the_data_folder_and_take_the_place_of_the_config_zones(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text("# mine\n[web]\nport = 9000\n\n[zones]\nOld = [[0, 0], [10, 0], [10, 10]]\n\n[game]\nchips = 50\n")
+    text = (f'# mine\ndata_dir = "{tmp_path / "data"}"\n[web]\nport = 9000\n\n'
+            "[zones]  # drawn by hand\nOld = [[0, 0], [10, 0], [10, 10]]\n\n[game]\nchips = 50\n")
+    path.write_text(text)
     config = Config.load(path)
+    assert config.zones == {"Old": [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0]]}
+    config.save_zones({"Ann": [[0, 0], [100, 0], [100, 50]], "Bob Smith": [[0, 60], [100, 60], [50, 120]]})
     config.save_zones({"Ann": [[0, 0], [100, 0], [100, 50]], "Bob Smith": [[0, 60], [100, 60], [50, 120]]})
     again = Config.load(path)
     assert again.zones == {"Ann": [[0.0, 0.0], [100.0, 0.0], [100.0, 50.0]], "Bob Smith": [[0.0, 60.0], [100.0, 60.0], [50.0, 120.0]]}
     assert again.web.port == 9000 and again.game.chips == 50
-    assert path.read_text().startswith("# mine")
+    assert path.read_text() == text  # the config (read-only to the service on a Pi) is never rewritten
+    assert (tmp_path / "data" / "zones.toml").read_text().count("\n[zones]\n") == 1
+
+
+def test_a_zone_save_that_cannot_be_written_changes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    config = Config.from_dict({"data_dir": str(tmp_path / "file" / "data")})
+    view = LatestFrame(ZoneMap.from_dict({"Ann": [[0, 0], [640, 0], [640, 240]]}), save_zones=config.save_zones)
+    with pytest.raises(ZonesNotSaved, match="could not be saved"):
+        view.set_zones({"Bob": [[0, 0], [640, 0], [640, 480]]})
+    assert list(view.zones()) == ["Ann"]
+
+
+def test_broken_saved_zones_are_named(tmp_path: Path) -> None:
+    config = Config.from_dict({"data_dir": str(tmp_path)})
+    config.zones_path.write_text('[zones]\nAnn = [[0, 0], [1, 1]]\n')
+    path = tmp_path / "config.toml"
+    path.write_text(f'data_dir = "{tmp_path}"\n')
+    with pytest.raises(ConfigError, match="zones.toml.*delete it"):
+        Config.load(path)

@@ -17,3 +17,57 @@ def test_a_players_first_sixteen_cards_lie_in_his_zone(tmp_path: Path, players: 
         for player in players:
             zones = [demo.zones.zone_at(demo._spot(player, k)[0]) for k in range(16)]
             assert zones == [player] * 16
+
+
+def _demo(table: Table, seed: int) -> DemoTable:
+    """A demo whose camera sees nothing: the referee enters every card, fast."""
+    return DemoTable(table, variant="bonanza", players=("Ann", "Bob", "Cy"), seed=seed, speed=0, size=(320, 180),
+                     hold_frames=1, detect=lambda frame: [])
+
+
+def _truth(seed: int, hands: int) -> dict[str, int]:
+    from companion.simulate import SimulatedTable
+
+    sim = SimulatedTable("bonanza", ("Ann", "Bob", "Cy"), seed=seed)
+    for _ in sim.play(hands=hands):
+        pass
+    return sim.game.balances
+
+
+@pytest.mark.parametrize("stop_at", [1, 2, 9, 40])
+def test_a_stopped_demo_goes_on_from_its_stored_game(tmp_path: Path, stop_at: int) -> None:
+    with Table.open(tmp_path / "demo.sqlite") as table:
+        demo = _demo(table, seed=7)
+        table.add_listener(lambda view: len(table.store) >= stop_at and demo.stop())
+        demo.play(hands=2)
+        stored = table.export_jsonl()
+    with Table.open(tmp_path / "demo.sqlite") as table:
+        demo = _demo(table, seed=7)
+        demo.play(hands=2)  # before: replayed the simulation from its start onto the game, and died of WrongPhase
+        assert table.export_jsonl().startswith(stored)
+        assert table.view()["hands"] == 2 and table.view()["balances"] == _truth(7, 2)
+
+
+def test_a_demo_says_why_it_cannot_go_on_with_another_shuffle(tmp_path: Path) -> None:
+    from companion.demo import CannotResume
+
+    with Table.open(tmp_path / "demo.sqlite") as table:
+        demo = _demo(table, seed=7)
+        table.add_listener(lambda view: len(table.store) >= 20 and demo.stop())
+        demo.play(hands=1)
+        before = table.export_jsonl()
+        with pytest.raises(CannotResume, match="shuffle"):
+            _demo(table, seed=8).play(hands=1)
+        assert table.export_jsonl() == before
+
+
+def test_demo_data_keeps_its_shuffle_for_the_next_run(tmp_path: Path) -> None:
+    from companion.demo import CannotResume, _shuffle
+
+    seed = _shuffle(tmp_path, None, resuming=False)
+    assert _shuffle(tmp_path, None, resuming=True) == seed == _shuffle(tmp_path, seed, resuming=True)
+    with pytest.raises(CannotResume, match=f"shuffle {seed}, not {seed + 1}"):
+        _shuffle(tmp_path, seed + 1, resuming=True)
+    (tmp_path / "demo.json").unlink()
+    with pytest.raises(CannotResume, match="does not say which shuffle"):
+        _shuffle(tmp_path, None, resuming=True)

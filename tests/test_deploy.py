@@ -70,6 +70,27 @@ def _example() -> dict:
         return tomllib.load(f)
 
 
+def test_the_service_can_write_where_the_zones_are_saved() -> None:
+    """The camera page saves zones to data_dir/zones.toml: under ProtectSystem=strict only the StateDirectory is writable."""
+    from companion.config import Config
+
+    service = _unit()["Service"]
+    config = Config.load(DEPLOY / "config.example.toml")
+    assert config.zones_path.parent == Path("/var/lib") / service["StateDirectory"]
+    assert service["ProtectSystem"] == "strict" and "ReadWritePaths" not in service
+
+
+def test_install_writes_a_six_digit_pin_into_a_new_config(tmp_path: Path) -> None:
+    """The same sed line install.sh runs, on the example config: the PIN line is found and the config loads."""
+    script = (DEPLOY / "install.sh").read_text()
+    line = next(ln.strip() for ln in script.splitlines() if ln.strip().startswith('sed -i "s/^# pin'))
+    config = tmp_path / "config.toml"
+    config.write_text((DEPLOY / "config.example.toml").read_text())
+    subprocess.run(["bash", "-c", f"pin=135790; CONFIG={config}; {line}"], check=True)
+    with open(config, "rb") as f:
+        assert tomllib.load(f)["web"]["pin"] == "135790"
+
+
 def test_example_config_parses() -> None:
     config = _example()
     assert {"data_dir", "camera", "zones", "board", "web", "game"} <= set(config)
@@ -136,6 +157,7 @@ def test_dry_run_prints_every_step_and_touches_nothing(tmp_path: Path) -> None:
         "useradd --system --user-group",
         "usermod --append --groups video,gpio,render companion",
         f"install -m 0640 -o root -g companion {DEPLOY}/config.example.toml {root}/etc/table-companion/config.toml",
+        f"would set a new 6-digit referee PIN in {root}/etc/table-companion/config.toml and show it once",
         f"python3 -m venv --system-site-packages {root}/opt/table-companion/venv",
         f"would write {root}/opt/table-companion/constraints.txt",
         f"--constraint {root}/opt/table-companion/constraints.txt",

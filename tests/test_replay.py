@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -267,3 +268,24 @@ def test_bonanza_stops_as_rules_md_says(tmp_path: Path, capsys: pytest.CaptureFi
     assert [(f["line"], f["kind"], f["cards"]) for f in summary["flags"]] == [(13, "withheld", ["7H"]), (21, "withheld", ["3S"])]
     assert summary["board"]["AS"] == 0 and summary["balances"]["Cy"] == 100 - 10 + 4
     assert summary["phase"] == "run"
+
+
+@pytest.mark.parametrize("flag", [[], ["--json"]])
+def test_any_unicode_in_a_name_is_printed_safely(tmp_path: Path, flag: list[str]) -> None:
+    record = tmp_path / "odd.jsonl"
+    record.write_text('{"type":"game","variant":"bonanza","players":["\\ud800","Bob"],"chips":50}\n', encoding="utf-8")
+    for encoding in ("utf-8", "ascii"):
+        run = subprocess.run([sys.executable, "-m", "companion", "replay", str(record), *flag], capture_output=True,
+                             timeout=60, cwd=Path(__file__).parents[1], env={**os.environ, "PYTHONIOENCODING": encoding})
+        assert run.returncode == 0 and b"Traceback" not in run.stderr, run.stderr  # before: UnicodeEncodeError
+        if flag:
+            assert json.loads(run.stdout)["balances"] == {"\ud800": 50, "Bob": 50}
+        else:
+            assert b"\\ud800 50" in run.stdout
+
+
+def test_a_byte_order_mark_is_accepted_as_the_api_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + EXAMPLE.encode("utf-8"))
+    code, summary = replay_json(path, capsys)
+    assert code == 0 and summary == replay_json(write(tmp_path, EXAMPLE), capsys)[1]

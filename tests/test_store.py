@@ -20,10 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.store import (
+    DamagedStore,
     EventStore,
     JsonlStore,
     SqliteStore,
     StoreError,
+    StoreWriteError,
     canonical_json,
     export_jsonl,
     import_jsonl,
@@ -363,3 +365,144 @@ def test_import_of_unreadable_file_is_a_store_error(tmp_path: Path) -> None:
     (tmp_path / "latin1.jsonl").write_bytes(b'{"type":"note","text":"\xe9"}\n')
     with pytest.raises(StoreError, match="not UTF-8"):
         import_jsonl(tmp_path / "latin1.jsonl")
+
+
+# ---- a full disk ---------------------------------------------------------------------------------
+# RLIMIT_FSIZE makes write() fail past a size as a full disk does, in a child process of its own.
+
+FULL_DISK_CHILD = r"""
+import json, resource, signal, sys
+from pathlib import Path
+from companion.store import StoreError, open_store
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+path = Path(sys.argv[1])
+store = open_store(path)
+store.append({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+store.append({"type": "deal", "dealer": "Ann"})
+grown = path.stat().st_size + (path.with_name(path.name + "-wal").stat().st_size if path.suffix == ".sqlite" else 0)
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (max(path.stat().st_size, grown) + 100, hard))
+failures = []
+for _ in range(3):
+    try:
+        store.append({"type": "bet", "player": "Ann", "chips": 1, "note": "x" * 20000})
+    except (OSError, StoreError) as exc:
+        failures.append(f"{type(exc).__name__}: {exc}")
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+store.append({"type": "deal", "dealer": "Bob"})
+store.close()
+print(json.dumps(failures))
+"""
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".sqlite"])
+def test_a_full_disk_refuses_the_event_and_stores_the_next_once(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"game{suffix}"
+    child = subprocess.run([sys.executable, "-c", FULL_DISK_CHILD, str(path)], capture_output=True, text=True,
+                           timeout=60, cwd=Path(__file__).parents[1])
+    assert child.returncode == 0, child.stderr
+    failures = json.loads(child.stdout)
+    assert len(failures) == 3 and all(f.startswith("StoreWriteError") for f in failures), failures
+    assert all("nothing was stored" in f and "disk" in f and str(path) in f for f in failures), failures
+    with open_store(path) as store:  # before: game, deal, deal (the refused line, or the good one, written twice)
+        assert [(e["type"], e.get("dealer")) for e in store.events()] == [("game", None), ("deal", "Ann"), ("deal", "Bob")]
+
+
+# ---- stores that refuse, never guess ---------------------------------------------------------------
+
+def _store_with(path: Path, n: int) -> None:
+    with open_store(path) as store:
+        store.append({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+        for i in range(n - 1):
+            store.append({"type": "bet", "player": "Ann", "chips": i + 1})
+
+
+def test_flipped_bytes_are_refused_as_damage_not_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "game.sqlite"
+    _store_with(path, 300)
+    data = bytearray(path.read_bytes())
+    data[8192:8200] = bytes(b ^ 0xFF for b in data[8192:8200])
+    path.write_bytes(bytes(data))
+    with pytest.raises(DamagedStore, match="is damaged"):
+        open_store(path)
+    assert path.read_bytes() == bytes(data)
+    cli = subprocess.run([sys.executable, "-m", "companion", "web", "--record", str(path)], capture_output=True,
+                         text=True, timeout=60, cwd=Path(__file__).parents[1])
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr and "is damaged" in cli.stderr
+    assert len(cli.stderr.strip().splitlines()) == 1, cli.stderr
+
+
+def test_an_emptied_store_is_refused_not_opened_as_a_new_game(tmp_path: Path) -> None:
+    path = tmp_path / "game.sqlite"
+    _store_with(path, 300)
+    path.write_bytes(b"")
+    with pytest.raises(DamagedStore, match="empty"):
+        open_store(path)
+    assert path.stat().st_size == 0
+
+
+CRASH_CHILD = r"""
+import os, sys
+from companion.store import open_store
+store = open_store(sys.argv[1])
+store.append({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+for i in range(169):
+    store.append({"type": "bet", "player": "Ann", "chips": i + 1})
+os._exit(0)  # as a power cut or SIGKILL: no close, the events since the checkpoint are in the -wal file
+"""
+
+
+def test_a_store_whose_log_was_deleted_after_a_crash_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "game.sqlite"
+    subprocess.run([sys.executable, "-c", CRASH_CHILD, str(path)], check=True, timeout=60, cwd=Path(__file__).parents[1])
+    wal = tmp_path / "game.sqlite-wal"
+    kept = wal.read_bytes()
+    wal.unlink()
+    (tmp_path / "game.sqlite-shm").unlink(missing_ok=True)
+    with pytest.raises(DamagedStore, match="write-ahead log game.sqlite-wal is missing"):
+        open_store(path)  # before: opened with the 0 events of the last checkpoint, and no word
+    wal.write_bytes(kept)
+    with open_store(path) as store:
+        assert len(store) == 170
+
+
+def test_a_clean_close_leaves_one_whole_file(tmp_path: Path) -> None:
+    path = tmp_path / "game.sqlite"
+    _store_with(path, 5)
+    assert not (tmp_path / "game.sqlite-wal").exists()
+    copy = tmp_path / "copy" / "game.sqlite"
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    with open_store(copy) as store:
+        assert len(store) == 5
+
+
+def test_backup_copies_what_the_log_holds_too(tmp_path: Path) -> None:
+    path = tmp_path / "game.sqlite"
+    store = open_store(path)
+    store.append({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+    store.append({"type": "deal", "dealer": "Ann"})
+    assert isinstance(store, SqliteStore) and store.backup(tmp_path / "backup.sqlite") == 2
+    with pytest.raises(StoreError, match="already exists"):
+        store.backup(tmp_path / "backup.sqlite")
+    store.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("backup")) == ["backup.sqlite"]
+    with open_store(tmp_path / "backup.sqlite") as copy:
+        assert [e["type"] for e in copy.events()] == ["game", "deal"]
+
+
+def test_a_store_that_cannot_be_written_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "game.sqlite"
+    _store_with(path, 3)
+    if os.geteuid() == 0:
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("chattr +i is not allowed here")
+    else:
+        path.chmod(0o444)
+    try:
+        with pytest.raises(StoreWriteError, match="read-only or immutable"):
+            open_store(path)  # before: "not an SQLite database"
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+        path.chmod(0o644)

@@ -104,3 +104,35 @@ def test_import_checks_every_line_first(table: Table) -> None:
     assert table.view() == before
     table.replace_from_jsonl(exported + json.dumps({"type": "play", "player": "Ann", "card": "5H"}) + "\n")
     assert table.view()["run"]["last_card"] == "5H"
+
+
+def test_a_stored_event_the_referee_refuses_stops_the_start(tmp_path):
+    import sqlite3
+
+    from companion.store import DamagedStore
+
+    path = tmp_path / "game.sqlite"
+    with Table.open(path) as table:
+        table.submit({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+        table.submit({"type": "deal", "dealer": "Ann"})
+    conn = sqlite3.connect(path)
+    conn.execute("""UPDATE events SET event = replace(event, '"Ann"', '"Anx"') WHERE seq = 2""")  # one character
+    conn.commit()
+    conn.close()
+    with pytest.raises(DamagedStore, match="stored event 2 is refused"):
+        Table.open(path)  # before: a WARNING, and balances other than the table was told
+
+
+def test_each_hand_is_checkpointed_into_the_database_file(tmp_path):
+    import shutil
+    import sqlite3
+
+    table = Table.open(tmp_path / "game.sqlite")
+    table.submit({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+    table.submit({"type": "deal", "dealer": "Ann"})  # a new hand: the one before is over
+    (tmp_path / "alone").mkdir()
+    shutil.copy(tmp_path / "game.sqlite", tmp_path / "alone" / "game.sqlite")  # the file alone, no -wal
+    conn = sqlite3.connect(tmp_path / "alone" / "game.sqlite")
+    assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 2
+    conn.close()
+    table.close()

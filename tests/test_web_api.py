@@ -176,6 +176,18 @@ def test_the_scoreboard_is_open_and_carries_the_view(client):
     assert "Content-Security-Policy" in r.headers
 
 
+@pytest.mark.parametrize("name", ["<!--<script>", "</script><b>", "a&b>c"])
+def test_a_name_in_the_boot_json_cannot_change_the_page(referee, name):
+    client, headers = referee
+    game = {**GAME, "players": [name, "Bob"]}
+    assert client.post("/api/new-game", json={"game": game}, headers=headers).status_code == 200
+    for path in ("/", "/referee"):
+        page = client.get(path).data
+        script = re.search(rb'<script id="boot" type="application/json">(.*?)</script>', page, re.S).group(1)
+        assert not set(b"<>&") & set(script), path  # before: "<!--<script>" kept the element open to the page's end
+        assert json.loads(script)["view"]["players"][0]["name"] == name
+
+
 def test_static_files_need_no_cdn(client):
     pages = [client.get("/").data, client.get("/referee/login").data]
     for page in pages:
@@ -358,16 +370,75 @@ def test_undo_takes_back_the_last_event(started):
     assert r.json["dealer"] is None and r.json["hands"] == 0
 
 
-def test_the_pin_limit_lifts_after_its_window():
+def test_the_wait_after_wrong_pins_doubles_and_a_right_pin_clears_it():
     from web.app import LoginLimiter
 
-    limiter = LoginLimiter(tries=2, window_s=0.2)
+    limiter = LoginLimiter(free=2, first_wait_s=0.1, longest_s=0.4)
+    assert [limiter.wait_s(n) for n in range(7)] == [0, 0, 0.1, 0.2, 0.4, 0.4, 0.4]
     limiter.failed("a")
     assert limiter.retry_after("a") == 0
     limiter.failed("a")
-    assert limiter.retry_after("a") >= 1 and limiter.retry_after("b") == 0
-    time.sleep(0.25)
+    assert limiter.retry_after("a") == 1 and limiter.retry_after("b") == 0
+    time.sleep(0.15)
     assert limiter.retry_after("a") == 0
+    limiter.succeeded("a")
+    limiter.failed("a")
+    assert limiter.retry_after("a") == 0  # the count started again
+
+
+def test_a_wrong_pin_guesser_gets_a_few_dozen_tries_a_day():
+    from web.app import LoginLimiter
+
+    limiter, spent, tries = LoginLimiter(), 0.0, 0
+    while spent < 24 * 3600:
+        spent += limiter.wait_s(tries)
+        tries += 1
+    assert tries < 40  # before: 5 a minute, 7200 a day: a 4-digit PIN in about 33 h
+
+
+def test_logout_revokes_the_session_cookie_everywhere(referee, app):
+    client, headers = referee
+    with client.session_transaction() as s:
+        stolen = dict(s)
+    client.post("/referee/logout", data={"csrf_token": headers["X-CSRF-Token"]})
+    thief = app.test_client()
+    with thief.session_transaction() as s:
+        s.update(stolen)  # the old cookie, copied before the logout
+    before = version(thief)
+    refused(thief.post("/api/event", json=GAME, headers=headers), 401, thief, before)  # before: accepted for 12 h
+    assert thief.get("/api/export").status_code == 401
+
+
+def test_sessions_survive_a_restart_but_not_a_logout(table, tmp_path):
+    config = WebConfig(pin=PIN, secret_key="k" * 32)
+    first = create_app(table, config=config, data_dir=tmp_path).test_client()
+    headers = sign_in(first)
+    again = create_app(table, config=config, data_dir=tmp_path).test_client()
+    with first.session_transaction() as s, again.session_transaction() as t:
+        t.update(s)
+    assert again.get("/api/export").status_code == 200
+    again.post("/referee/logout", data={"csrf_token": headers["X-CSRF-Token"]})
+    third = create_app(table, config=config, data_dir=tmp_path).test_client()  # and another restart
+    with first.session_transaction() as s, third.session_transaction() as t:
+        t.update(s)
+    assert third.get("/api/export").status_code == 401
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://localhost.evil.example"])
+def test_a_post_from_another_sites_page_is_refused(referee, origin):
+    client, headers = referee
+    before = version(client)
+    refused(client.post("/api/event", json=GAME, headers={**headers, "Origin": origin}), 403, client, before)
+    refused(client.post("/api/event", json=GAME, headers={**headers, "Referer": origin + "/x"}), 403, client, before)
+    assert client.post("/referee/logout", data={"csrf_token": headers["X-CSRF-Token"]},
+                       headers={"Origin": origin}).status_code == 403
+    assert client.get("/api/export").status_code == 200  # still signed in: the forged logout did nothing
+
+
+def test_a_post_from_our_own_page_is_accepted(referee):
+    client, headers = referee
+    r = client.post("/api/event", json=GAME, headers={**headers, "Origin": "http://localhost"})
+    assert r.status_code == 200
 
 
 def test_export_and_import_round_trip(started, tmp_path):
@@ -524,6 +595,22 @@ def test_zones_are_checked_then_saved(referee, camera):
     assert camera.zones()["Ann"][1] == [320.0, 0.0]
 
 
+def test_zones_that_cannot_be_saved_are_refused_and_not_used(table, tmp_path):
+    from companion.config import Config
+    from companion.serve import LatestFrame
+    from vision.zones import ZoneMap
+
+    (tmp_path / "ro").write_text("a file where the data folder should be")
+    config = Config.from_dict({"data_dir": str(tmp_path / "ro" / "data")})
+    camera = LatestFrame(ZoneMap.from_dict({"Ann": [[0, 0], [320, 0], [320, 240]]}), save_zones=config.save_zones)
+    client = create_app(table, config=WebConfig(pin=PIN), camera=camera).test_client()
+    headers = sign_in(client)
+    r = client.post("/api/zones", json={"zones": {"Bob": [[0, 0], [320, 0], [0, 240]]}}, headers=headers)
+    assert r.status_code == 503 and "could not be saved" in r.json["error"]
+    assert conformance_error("/api/zones", "POST", r) is None
+    assert list(client.get("/api/zones").json["zones"]) == ["Ann"]  # before: Bob in memory, lost at the restart
+
+
 def test_without_a_camera_the_page_says_so(table):
     app = create_app(table, config=WebConfig(pin=PIN))
     client = app.test_client()
@@ -548,3 +635,48 @@ def test_web_config_from_toml_table():
 def test_web_config_names_the_bad_key(table_, key):
     with pytest.raises(WebConfigError, match=re.escape(key)):
         WebConfig.from_dict(table_)
+
+
+# ---- hardening ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["/%09/evil.example/", "/%0a/evil.example/", "%0a", "/\\evil.example", "//evil.example",
+                                    "https://evil.example/", "/%20/evil.example", "/%0d%0aSet-Cookie:x=1"])
+def test_the_language_switcher_goes_only_to_this_sites_pages(client, target):
+    r = client.get(f"/lang/en?next={target}")
+    assert r.status_code == 302 and r.headers["Location"] == "/"  # before: Location //evil.example/, or a 500
+
+
+def test_the_language_switcher_keeps_a_local_page(client):
+    assert client.get("/lang/fr?next=/referee%3Fx%3D1").headers["Location"] == "/referee?x=1"
+
+
+@pytest.mark.parametrize("path", ["/api/event", "/api/zones", "/api/confirm"])
+def test_deep_nesting_is_refused_before_parsing(started, path):
+    client, headers = started
+    before = version(client)
+    r = client.post(path, data="[" * 5000 + "]" * 5000, headers={**headers, "Content-Type": "application/json"})
+    assert r.status_code == 400 and "nests deeper" in r.json["error"]  # before: RecursionError, a 500
+    assert version(client) == before
+
+
+def test_a_deeply_nested_import_line_is_named(started):
+    client, headers = started
+    body = json.dumps(GAME) + "\n" + '{"type":"deal","x":' + "[" * 5000 + "]" * 5000 + "}\n"
+    r = client.post("/api/import", data=body, headers={**headers, "Content-Type": "application/jsonl"})
+    assert r.status_code == 422 and "line 2 nests deeper" in r.json["error"]
+
+
+def test_a_huge_zone_coordinate_is_refused(referee, camera):
+    client, headers = referee
+    body = '{"zones": {"Ann": [[0, 0], [' + "9" * 400 + ', 0], [0, 240]]}}'
+    r = client.post("/api/zones", data=body, headers={**headers, "Content-Type": "application/json"})
+    assert r.status_code == 400 and "corner 2" in r.json["error"]  # before: OverflowError, a 500
+
+
+@pytest.mark.parametrize("zones", [{}, {"centre": [[0, 0], [320, 0], [320, 240]]}])
+def test_a_zone_map_without_a_seat_is_refused(referee, camera, zones):
+    client, headers = referee
+    before = camera.zones()
+    r = client.post("/api/zones", json={"zones": zones}, headers=headers)
+    assert r.status_code == 400 and "at least one seat" in r.json["error"]
+    assert camera.zones() == before

@@ -13,22 +13,26 @@ import datetime as dt
 import hmac
 import json
 import logging
+import math
 import os
 import queue
+import re
 import secrets
 import threading
 import time
-from collections import defaultdict, deque
+from collections import defaultdict
 from functools import wraps
 from pathlib import Path
 from typing import Any, Callable, Iterator
+from urllib.parse import urlsplit
 
 from flask import (
     Flask, Response, abort, g, jsonify, make_response, redirect, render_template, request, session, url_for,
 )
 from werkzeug.exceptions import HTTPException
 
-from web.camera import CameraView, ZoneError, validate_zones
+from companion.store import MAX_JSON_DEPTH, json_depth
+from web.camera import CameraView, ZoneError, ZonesNotSaved, validate_zones
 from web.config import WebConfig
 from web.events import EventError, check_event
 from web.i18n import LANGUAGES, Catalog, negotiate
@@ -37,50 +41,149 @@ log = logging.getLogger(__name__)
 
 MAX_BODY = 2 * 1024 * 1024  # an imported record; a real game is a few tens of kilobytes
 MAX_EVENT_BODY = 16 * 1024
-LOGIN_TRIES = 5
-LOGIN_WINDOW_S = 60.0
+MAX_STREAMS = 32
+STREAMS_PER_CLIENT = 4  # a tablet with a few tabs open
+STREAM_RETRY_S = 10
+LOGIN_FREE_TRIES = 5
 SECRET_FILE = "web-secret-key"
+SESSIONS_FILE = "web-sessions.json"
+_LOCAL_PATH = re.compile(r"/(?![/\\])[!#-\[\]-~]*")
+"""A path on this site: no second slash or backslash after the first, no space, tab, newline or other
+control character (browsers drop those, so ``/\t/evil.example`` would become ``//evil.example``)."""
 
 
 class StreamHub:
-    """Keeps the server-sent-event streams stoppable, so a server can shut down cleanly."""
+    """Admits the server-sent-event streams, a bounded number in all and per client, and stops them.
 
-    def __init__(self, *, heartbeat_s: float, max_stream_s: float) -> None:
+    Every open stream holds a server thread, so the server runs ``max_streams``
+    threads for streams on top of those for the pages and the API, and refuses
+    a stream beyond the limits (the page then polls ``/api/state``): no number
+    of tablets or strangers can take the threads the referee needs.
+    """
+
+    def __init__(self, *, heartbeat_s: float, max_stream_s: float, max_streams: int, per_client: int) -> None:
         self.heartbeat_s = heartbeat_s
         self.max_stream_s = max_stream_s
+        self.max_streams = max_streams
+        self.per_client = per_client
         self.stopping = threading.Event()
+        self._open: dict[str, int] = defaultdict(int)
+        self._lock = threading.Lock()
+
+    def admit(self, client: str) -> bool:
+        """Take a stream slot for ``client``; False when the server or this client has none left."""
+        with self._lock:
+            if sum(self._open.values()) >= self.max_streams or self._open[client] >= self.per_client:
+                return False
+            self._open[client] += 1
+            return True
+
+    def release(self, client: str) -> None:
+        with self._lock:
+            self._open[client] -= 1
+            if self._open[client] <= 0:
+                del self._open[client]
+
+    def open_streams(self) -> int:
+        with self._lock:
+            return sum(self._open.values())
 
     def stop(self) -> None:
-        """End every open stream within a heartbeat (browsers reconnect by themselves)."""
+        """End every open stream within half a second (browsers reconnect by themselves)."""
         self.stopping.set()
 
 
 class LoginLimiter:
-    """Counts wrong PINs per client: ``tries`` in ``window_s`` seconds, then 429 until the window clears."""
+    """A wrong-PIN budget per client address: ``free`` tries, then a wait that doubles with
+    every further wrong PIN, up to ``longest_s``; forgotten after a right PIN or a day of none.
 
-    def __init__(self, *, tries: int = LOGIN_TRIES, window_s: float = LOGIN_WINDOW_S) -> None:
-        self.tries, self.window_s = tries, window_s
-        self._failures: dict[str, deque[float]] = defaultdict(deque)
+    At most about 24 guesses a day from one address once the waits are long: a 6-digit PIN
+    holds for decades. Other addresses, the referee's own tablet among them, are not held up.
+    """
+
+    def __init__(self, *, free: int = LOGIN_FREE_TRIES, first_wait_s: float = 2.0, longest_s: float = 3600.0,
+                 forget_s: float = 24 * 3600.0) -> None:
+        self.free, self.first_wait_s, self.longest_s, self.forget_s = free, first_wait_s, longest_s, forget_s
+        self._failures: dict[str, tuple[int, float]] = {}  # client -> (wrong PINs, when the last was)
         self._lock = threading.Lock()
+
+    def wait_s(self, failures: int) -> float:
+        """The wait after ``failures`` wrong PINs in a row."""
+        if failures < self.free:
+            return 0.0
+        return min(self.longest_s, self.first_wait_s * 2 ** (failures - self.free))
 
     def retry_after(self, client: str) -> int:
         """Seconds until ``client`` may try again; 0 when it may try now."""
         now = time.monotonic()
         with self._lock:
-            fails = self._failures[client]
-            while fails and now - fails[0] > self.window_s:
-                fails.popleft()
-            if len(fails) < self.tries:
+            count, last = self._failures.get(client, (0, now))
+            if now - last > self.forget_s:
+                self._failures.pop(client, None)
                 return 0
-            return max(1, int(self.window_s - (now - fails[0])) + 1)
+            left = self.wait_s(count) - (now - last)
+            return math.ceil(left) if left > 0 else 0
 
     def failed(self, client: str) -> None:
         with self._lock:
-            self._failures[client].append(time.monotonic())
+            count, _ = self._failures.get(client, (0, 0.0))
+            self._failures[client] = (count + 1, time.monotonic())
+            if len(self._failures) > 10_000:  # a flood of addresses: keep the worst, not every one
+                for key, _ in sorted(self._failures.items(), key=lambda kv: kv[1][0])[:5_000]:
+                    del self._failures[key]
 
     def succeeded(self, client: str) -> None:
         with self._lock:
             self._failures.pop(client, None)
+
+
+class SessionRegistry:
+    """The referee sessions signed in and not signed out, by id, kept in the data folder.
+
+    A session cookie is signed, so only the server can revoke it: signing out deletes
+    its id here, and the cookie is worthless from then on, though it has not expired.
+    """
+
+    def __init__(self, path: Path | None, *, lifetime_s: float) -> None:
+        self.path, self.lifetime_s = path, lifetime_s
+        self._lock = threading.Lock()
+        self._ids: dict[str, float] = {}
+        if path is not None and path.exists():
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                self._ids = {str(k): float(v) for k, v in loaded.items()}
+            except (OSError, ValueError, AttributeError, TypeError):
+                log.warning("%s is unreadable: every referee signs in again", path)
+
+    def add(self) -> str:
+        """A new session's id."""
+        sid = secrets.token_urlsafe(24)
+        with self._lock:
+            now = time.time()
+            self._ids = {k: at for k, at in self._ids.items() if now - at < self.lifetime_s}
+            self._ids[sid] = now
+            self._save()
+        return sid
+
+    def valid(self, sid: object) -> bool:
+        with self._lock:
+            at = self._ids.get(sid) if isinstance(sid, str) else None
+            return at is not None and time.time() - at < self.lifetime_s
+
+    def remove(self, sid: object) -> None:
+        with self._lock:
+            if isinstance(sid, str) and self._ids.pop(sid, None) is not None:
+                self._save()
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temp = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(self._ids, f)
+        os.replace(temp, self.path)
 
 
 def create_app(
@@ -91,6 +194,8 @@ def create_app(
     data_dir: str | os.PathLike[str] | None = None,
     heartbeat_s: float = 15.0,
     max_stream_s: float = 600.0,
+    max_streams: int = MAX_STREAMS,
+    streams_per_client: int = STREAMS_PER_CLIENT,
 ) -> Flask:
     """Build the app for ``table`` (a ``companion.table.Table``).
 
@@ -100,7 +205,9 @@ def create_app(
     configured PIN one is made up: ``app.config["REFEREE_PIN"]``, with
     ``app.config["PIN_GENERATED"]`` set, for the caller to show.
     A stream ends after ``max_stream_s`` and the browser reconnects, so no
-    forgotten tablet holds a server thread for ever.
+    forgotten tablet holds a server thread for ever; at most ``max_streams``
+    are open at once, ``streams_per_client`` from one address (see
+    :class:`StreamHub`).
     """
     app = Flask(__name__)
     data_path = Path(data_dir) if data_dir is not None else None
@@ -117,8 +224,11 @@ def create_app(
     )
     app.json.sort_keys = False
     app.json.ensure_ascii = False
-    hub = StreamHub(heartbeat_s=heartbeat_s, max_stream_s=max_stream_s)
+    hub = StreamHub(heartbeat_s=heartbeat_s, max_stream_s=max_stream_s, max_streams=max_streams,
+                    per_client=streams_per_client)
     limiter = LoginLimiter()
+    sessions = SessionRegistry(data_path / SESSIONS_FILE if data_path is not None else None,
+                               lifetime_s=config.session_hours * 3600)
     app.extensions["companion"] = {"hub": hub}
     session_s = config.session_hours * 3600
 
@@ -137,7 +247,15 @@ def create_app(
 
     def signed_in() -> bool:
         at = session.get("referee_at")
-        return isinstance(at, (int, float)) and 0 <= time.time() - at < session_s
+        return isinstance(at, (int, float)) and 0 <= time.time() - at < session_s and sessions.valid(session.get("sid"))
+
+    def same_origin() -> bool:
+        """A browser names the page a POST comes from; it must be one of ours (no Origin: not a browser)."""
+        origin = request.headers.get("Origin") or request.headers.get("Referer")
+        if origin is None:
+            return True
+        parts = urlsplit(origin)
+        return parts.scheme in ("http", "https") and parts.netloc == request.host
 
     def csrf_ok(sent: str | None) -> bool:
         token = session.get("csrf")
@@ -168,8 +286,14 @@ def create_app(
         if len(raw) > MAX_EVENT_BODY:
             abort(413)
         try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            abort(400, description="the body is not valid JSON (not UTF-8)")
+        if json_depth(text) > MAX_JSON_DEPTH:
+            abort(400, description=f"the body nests deeper than {MAX_JSON_DEPTH} levels; no request does")
+        try:
+            return json.loads(text)
+        except ValueError:
             abort(400, description="the body is not valid JSON")
 
     def submit(event: dict[str, Any]) -> Response:
@@ -205,8 +329,7 @@ def create_app(
             languages=[(code, Catalog.load(code).data["language"]) for code in LANGUAGES],
             csrf=csrf_token(),
             signed_in=signed_in(),
-            boot=json.dumps({"lang": cat.code, "i18n": cat.data, "fallback": Catalog.load("en").data, **context.pop("boot", {})},
-                            ensure_ascii=False).replace("</", "<\\/"),
+            boot=_script_json({"lang": cat.code, "i18n": cat.data, "fallback": Catalog.load("en").data, **context.pop("boot", {})}),
             **context,
         )
 
@@ -220,6 +343,14 @@ def create_app(
             message = messages.get(e.code or 500) or e.description or e.name
             return api_error(e.code or 500, message)
         return e.get_response()
+
+    @app.before_request
+    def refuse_other_origins() -> Response | None:
+        if request.method in ("GET", "HEAD", "OPTIONS") or same_origin():
+            return None
+        if request.path.startswith(("/api/", "/camera/")):
+            return api_error(403, "a request from another site's page is refused")
+        abort(403)
 
     @app.after_request
     def headers(response: Response) -> Response:
@@ -259,9 +390,11 @@ def create_app(
                 message, status = catalog().ui("session_expired"), 403
             elif hmac.compare_digest(request.form.get("pin", "").strip().encode(), pin.encode()):
                 limiter.succeeded(client)
+                sessions.remove(session.get("sid"))
                 session.clear()
                 session.permanent = True
                 session["referee_at"] = time.time()
+                session["sid"] = sessions.add()
                 session["csrf"] = secrets.token_urlsafe(32)
                 target = request.args.get("next", "")
                 return redirect(target if target in ("/camera", "/referee") else url_for("referee"))
@@ -275,6 +408,7 @@ def create_app(
     @app.post("/referee/logout")
     def logout() -> Any:
         if csrf_ok(request.form.get("csrf_token")):
+            sessions.remove(session.get("sid"))  # the cookie is worthless from now on, wherever a copy of it is
             session.clear()
         return redirect(url_for("scoreboard"))
 
@@ -289,7 +423,7 @@ def create_app(
     @app.get("/lang/<code>")
     def choose_language(code: str) -> Any:
         target = request.args.get("next", "/")
-        if not target.startswith("/") or target.startswith(("//", "/\\")):  # only this site's own pages
+        if not _LOCAL_PATH.fullmatch(target):  # only this site's own pages
             target = "/"
         response = redirect(target)
         if code in LANGUAGES:
@@ -307,6 +441,13 @@ def create_app(
     @app.get("/api/events")
     def events() -> Response:
         last_id = request.headers.get("Last-Event-ID") or request.args.get("lastEventId")
+        client = request.remote_addr or "?"
+        if not hub.admit(client):
+            response = api_error(503, f"too many live streams are open; poll /api/state, or try again in {STREAM_RETRY_S} s")
+            response.headers["Retry-After"] = str(STREAM_RETRY_S)
+            return response
+        # waitress reads on while the stream runs (channel_request_lookahead), so a closed socket is seen at once
+        disconnected: Callable[[], bool] = request.environ.get("waitress.client_disconnected", lambda: False)
 
         def stream() -> Iterator[str]:
             q = table.subscribe()  # before reading the view, so no change falls between the two
@@ -316,9 +457,9 @@ def create_app(
                 if str(view["version"]) != last_id:
                     yield _sse(view)
                 started = last_sent = time.monotonic()
-                while not hub.stopping.is_set() and time.monotonic() - started < hub.max_stream_s:
+                while not hub.stopping.is_set() and not disconnected() and time.monotonic() - started < hub.max_stream_s:
                     try:
-                        view = q.get(timeout=min(0.5, hub.heartbeat_s))  # wakes to notice a stop
+                        view = q.get(timeout=min(0.5, hub.heartbeat_s))  # wakes to notice a stop or a hang-up
                     except queue.Empty:
                         if time.monotonic() - last_sent >= hub.heartbeat_s:
                             yield ": heartbeat\n\n"
@@ -335,6 +476,14 @@ def create_app(
                 table.unsubscribe(q)
 
         response = Response(stream(), mimetype="text/event-stream")
+        released = threading.Event()
+
+        def release() -> None:  # once, whether or not the stream ever started
+            if not released.is_set():
+                released.set()
+                hub.release(client)
+
+        response.call_on_close(release)
         response.headers["Cache-Control"] = "no-store"
         response.headers["X-Accel-Buffering"] = "no"
         return response
@@ -441,6 +590,8 @@ def create_app(
         try:
             zones = validate_zones(body.get("zones") if isinstance(body, dict) else None, size=camera.frame_size())
             camera.set_zones(zones)
+        except ZonesNotSaved as e:
+            return api_error(503, str(e))
         except ZoneError as e:
             return api_error(400, str(e))
         return jsonify(zones=camera.zones())
@@ -484,6 +635,17 @@ def create_app(
 def stream_hub(app: Flask) -> StreamHub:
     """The app's stream hub (to stop the SSE streams before a server shuts down)."""
     return app.extensions["companion"]["hub"]
+
+
+def _script_json(data: object) -> str:
+    """JSON that is safe inside ``<script>``: no ``<``, ``>`` or ``&`` at all, so no name
+    (``</script>``, ``<!--<script>``) can end the element or change how the browser reads it.
+
+    >>> print(_script_json({"name": "<!--<script>&"}))
+    {"name": "\\u003c!--\\u003cscript\\u003e\\u0026"}
+    """
+    text = json.dumps(data, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _sse(view: dict[str, Any]) -> str:

@@ -28,10 +28,16 @@ Polygon = list[list[float]]
 MAX_ZONES = 16
 MAX_CORNERS = 24
 MAX_NAME = 40
+CENTRE = "centre"
+"""The middle of the table (``vision.zones.CENTRE``): a zone, but nobody's seat."""
 
 
 class ZoneError(ValueError):
     """A zone map that cannot be saved: the message names the zone (and the corner)."""
+
+
+class ZonesNotSaved(ZoneError):
+    """Good zones that could not be written where they are kept (a read-only or full disk); nothing changed."""
 
 
 @runtime_checkable
@@ -51,7 +57,10 @@ class CameraView(Protocol):
         """Seat name -> polygon in frame pixels (the config's ``[zones]``)."""
 
     def set_zones(self, zones: dict[str, Polygon]) -> None:
-        """Use these zones from now on and keep them in the config; they have passed ``validate_zones``."""
+        """Keep these zones (they have passed ``validate_zones``), then use them from now on.
+
+        Raises ``ZonesNotSaved`` when they cannot be kept; the zones in use stay as they were.
+        """
 
 
 class MemoryCameraView:
@@ -71,7 +80,7 @@ class MemoryCameraView:
     ) -> None:
         self._lock = threading.Lock()
         self._jpeg, self._size, self._detections = jpeg, size, tuple(detections)
-        self._zones = validate_zones(dict(zones or {}), size=size)
+        self._zones = validate_zones(dict(zones), size=size) if zones else {}
 
     def latest_jpeg(self) -> bytes | None:
         with self._lock:
@@ -130,6 +139,8 @@ def validate_zones(zones: object, *, size: tuple[int, int] | None = None) -> dic
                 raise ZoneError(f"zone {label!r}, corner {i}: {point!r} lies outside {frame}")
             corners.append([x, y])
         clean[label] = corners
+    if not any(name != CENTRE for name in clean):
+        raise ZoneError("draw at least one seat's zone: without one the camera gives no card to anybody")
     from vision.zones import ZoneError as GeometryError, ZoneMap  # OpenCV: loaded only when zones are edited
 
     try:
@@ -140,4 +151,9 @@ def validate_zones(zones: object, *, size: tuple[int, int] | None = None) -> dic
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer of hundreds of digits: no frame is that wide
+        return False

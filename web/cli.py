@@ -8,12 +8,19 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from web.config import WebConfig, WebConfigError
 
+if TYPE_CHECKING:
+    from flask import Flask
+
 log = logging.getLogger(__name__)
 
-SERVER_THREADS = 24  # every open scoreboard holds one for its event stream
+API_THREADS = 12
+"""Threads for the pages, the API and the camera page; the event streams have threads of their own on top."""
+CONNECTION_LIMIT = 400  # well under select()'s 1024 descriptors
+IDLE_TIMEOUT_S = 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,8 +40,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from companion.table import Table
 
+    from companion.store import DAMAGED_HINT, DamagedStore
+
     try:
         table = Table.open(args.record)
+    except DamagedStore as e:
+        log.error("%s; %s", e, DAMAGED_HINT)
+        return 2
     except (OSError, ValueError) as e:
         log.error("cannot open %s: %s", args.record, e)
         return 2
@@ -48,13 +60,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve(app, config: WebConfig) -> None:  # type: ignore[no-untyped-def]
-    """Serve ``app`` with waitress until interrupted (no debugger, no reloader), then end the streams."""
+def make_server(app: Flask, *, host: str, port: int) -> Any:
+    """A waitress server for ``app``: a thread for each stream slot on top of ``API_THREADS``,
+    request bodies capped before the app (and its PIN check) sees them, and a client's
+    hang-up noticed while its request runs."""
     from waitress import create_server
 
+    from web.app import MAX_BODY, stream_hub
+
+    return create_server(
+        app, host=host, port=port, ident="table-companion",
+        threads=API_THREADS + stream_hub(app).max_streams,
+        max_request_body_size=MAX_BODY + 1,  # waitress refuses bodies >= this with 413, before reading them
+        channel_request_lookahead=1,
+        connection_limit=CONNECTION_LIMIT,
+        channel_timeout=IDLE_TIMEOUT_S,
+    )
+
+
+def serve(app: Flask, config: WebConfig) -> None:
+    """Serve ``app`` with waitress until interrupted (no debugger, no reloader), then end the streams."""
     from web.app import stream_hub
 
-    server = create_server(app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="table-companion")
+    server = make_server(app, host=config.host, port=config.port)
     try:
         server.run()
     except KeyboardInterrupt:

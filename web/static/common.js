@@ -159,9 +159,13 @@ function connectLive(onView) {
     clearTimeout(pollTimer);
     pollTimer = setTimeout(poll, live ? 15000 : 2000);
   }
+  let retryMs = 2000;
   function open() {
     source = new EventSource("/api/events");
-    source.onopen = () => setLive(true);
+    source.onopen = () => {
+      retryMs = 2000;
+      setLive(true);
+    };
     source.onmessage = (e) => {
       setLive(true);
       apply(JSON.parse(e.data));
@@ -169,7 +173,10 @@ function connectLive(onView) {
     source.onerror = () => {
       setLive(false);
       if (source.readyState === EventSource.CLOSED) {
-        setTimeout(open, 2000); // the browser gave up on this one (e.g. a 5xx during a restart)
+        // The browser gave up on this one: a restart, or a 503 because too many streams are open.
+        // Polling keeps the page current meanwhile; each new try waits twice as long, up to a minute.
+        setTimeout(open, retryMs);
+        retryMs = Math.min(retryMs * 2, 60000);
       }
     };
   }
