@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 class RecordError(ValueError):
-    """A line or event that is not a well-formed record event (RECORD.md)."""
+    """A line or event that is not a well-formed record event (docs/record.md)."""
 
 
 class RuleError(ValueError):

@@ -1,4 +1,4 @@
-"""Game-record events (RECORD.md) as small frozen value types.
+"""Game-record events (docs/record.md) as small frozen value types.
 
 The camera, the tablet and the buttons all speak these. Parsing checks the
 *shape* of an event (types, fields, card codes); whether it is allowed at
@@ -215,7 +215,7 @@ def parse_event(obj: Any) -> Event:
     """Check one decoded record line and turn it into its event.
 
     Raises :class:`RecordError` naming what is wrong; fields a type does not
-    use are ignored, as RECORD.md says.
+    use are ignored, as docs/record.md says.
     """
     if not isinstance(obj, dict):
         raise RecordError(f"an event must be a JSON object, not {type(obj).__name__}")

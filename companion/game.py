@@ -317,7 +317,7 @@ class Game:
 
     @property
     def flags(self) -> list[dict[str, Any]]:
-        """Flags of applied events and of refused plays, in line order, as RECORD.md writes them."""
+        """Flags of applied events and of refused plays, in line order, as docs/record.md writes them."""
         out = [{k: v for k, v in f.items() if k != "n"} for f in self._flags] + self._refusal_flags
         return sorted(out, key=lambda f: f["line"])
 
@@ -326,7 +326,7 @@ class Game:
         return s.cards_left(player) if s.hand_size else None
 
     def summary(self) -> dict[str, Any]:
-        """The replay summary of RECORD.md."""
+        """The replay summary of docs/record.md."""
         s = self.state
         return {
             "variant": s.variant.name,

@@ -111,7 +111,7 @@ class Reopen(_Plain):
 
 @dataclass(frozen=True)
 class PassTurn(_Plain):
-    """``player`` may say he cannot reopen (RULES.md's ``pass``)."""
+    """``player`` may say he cannot reopen (a ``pass``, docs/rules.md)."""
 
     player: str
     kind: ClassVar[str] = "pass"

@@ -1,6 +1,6 @@
 """``companion replay FILE [--json]``: apply a game record and report the board.
 
-The output keys, line numbers and exit codes are those of RECORD.md: exit 0
+The output keys, line numbers and exit codes are those of docs/record.md: exit 0
 whenever the file could be read, 2 when it cannot be read or its first line
 (the first that is not blank) is not a valid ``game``.
 """
@@ -62,7 +62,7 @@ def describe(game: Game) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a game record (JSON Lines)")
-    parser.add_argument("--json", action="store_true", help="print the summary of RECORD.md as one JSON object")
+    parser.add_argument("--json", action="store_true", help="print the summary of docs/record.md as one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,7 +3,7 @@
 Every event the table accepts is written to disk, and forced past the
 operating system's cache, *before* it is acknowledged: a power cut at the card
 table may lose the event being written, never one the players were told about.
-The store knows nothing of the rules; it keeps RECORD.md events (plain
+The store knows nothing of the rules; it keeps docs/record.md events (plain
 JSON-able dicts with a ``"type"``) in the order they came.
 
 Two backends behind one interface, chosen by the file's suffix:
@@ -11,7 +11,7 @@ Two backends behind one interface, chosen by the file's suffix:
 * :class:`SqliteStore` (``.sqlite``, ``.db``): one table in WAL mode with
   ``synchronous=FULL``, one transaction per event. Safe for several threads.
 * :class:`JsonlStore` (``.jsonl``, ``.json``, ``.txt``): the game record file
-  of RECORD.md itself, one line per event, ``fsync`` after each line. A last
+  of docs/record.md itself, one line per event, ``fsync`` after each line. A last
   line torn by a power cut is dropped, with a warning, when the file is opened.
 
 >>> import pathlib, tempfile
@@ -441,7 +441,7 @@ def _write_error(path: Path, exc: OSError) -> StoreWriteError:
 
 
 class JsonlStore(EventStore):
-    """A RECORD.md game record file, appended one ``fsync``-ed line per event.
+    """A game record file (docs/record.md), appended one ``fsync``-ed line per event.
 
     The file stays a valid game record at every moment, so ``companion replay``
     and a text editor can read it directly. A last line without its newline is
@@ -614,7 +614,7 @@ def export_jsonl(store: EventStore, file: str | os.PathLike[str] | IO[str]) -> i
 def import_jsonl(file: str | os.PathLike[str] | IO[str]) -> list[dict[str, Any]]:
     """Reads a game record for :meth:`EventStore.replace`, checking every line first.
 
-    Blank lines are skipped (line numbers still count them, as in RECORD.md);
+    Blank lines are skipped (line numbers still count them, as in docs/record.md);
     any other line must be a JSON object with a ``"type"`` string, else
     :class:`StoreError` names the line. Whether the events make a legal game
     is the referee's business, not the store's.

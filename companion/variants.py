@@ -31,7 +31,7 @@ OPTION_VALUES: dict[str, tuple[Any, ...]] = {
     "reopen": ("other-suit", "other-colour"),
     "card_penalty": (True, False),
 }
-"""Every table option of RULES.md and the values it may take."""
+"""Every table option of docs/rules.md and the values it may take."""
 
 
 class Variant:

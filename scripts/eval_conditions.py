@@ -2,7 +2,7 @@
 
     python scripts/eval_conditions.py FOLDER [--only dim,warm] [--json]
 
-Every image of a labelled folder (``spec/LABELS.md``) is read as it is, then
+Every image of a labelled folder (``docs/labels.md``) is read as it is, then
 again under one change at a time, each a thing a real table does to a camera:
 
 * ``dim``: 55% of the light (an evening kitchen);
@@ -88,7 +88,7 @@ class Changed:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folder", type=Path, help="a labelled image folder (spec/LABELS.md)")
+    parser.add_argument("folder", type=Path, help="a labelled image folder (docs/labels.md)")
     parser.add_argument("--only", default=",".join(CONDITIONS),
                         help="comma-separated conditions (default: all): " + ", ".join(CONDITIONS))
     parser.add_argument("--json", action="store_true", help="print one JSON object")

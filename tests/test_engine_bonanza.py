@@ -1,4 +1,4 @@
-"""Bonanza (RULES.md, variant ``bonanza``): the widow, the five calls, the wild Joker, the run."""
+"""Bonanza (docs/rules.md, variant ``bonanza``): the widow, the five calls, the wild Joker, the run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rules common to the three games (RULES.md "Common to all games", "Details", "What the referee checks").
+"""Rules common to the three games (docs/rules.md "What every game shares", "What the referee refuses and flags").
 
 Deal sizes, antes, the deal passing left, the end-of-game showdown, undo,
 options, refusals that change nothing, and the two flags.

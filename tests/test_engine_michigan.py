@@ -1,4 +1,4 @@
-"""Michigan Rummy on the 1939 board (RULES.md, variant ``michigan-1939``), hand by hand."""
+"""Michigan Rummy on the 1939 board (docs/rules.md, variant ``michigan-1939``), hand by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tripoley (RULES.md, variant ``tripoley``): claims, poker into the pot, the run with its kitty."""
+"""Tripoley (docs/rules.md, variant ``tripoley``): claims, poker into the pot, the run with its kitty."""
 
 from __future__ import annotations
 

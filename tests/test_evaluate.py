@@ -1,4 +1,4 @@
-"""``companion eval``: the LABELS.md figures on a tiny labelled folder built in ``tmp_path``.
+"""``companion eval``: the docs/labels.md figures on a tiny labelled folder built in ``tmp_path``.
 
 The recogniser here is a stand-in that reports fixed cards per image (told
 apart by their colour), so the matching, the figures and the error handling

@@ -1,4 +1,4 @@
-"""``Game.legal_plays()``: what the referee would accept now, written out from RULES.md by hand."""
+"""``Game.legal_plays()``: what the referee would accept now, written out from docs/rules.md by hand."""
 
 from __future__ import annotations
 

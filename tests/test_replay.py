@@ -1,4 +1,4 @@
-"""``companion replay FILE --json`` exactly as RECORD.md says: keys, line numbers, refusals, exit codes."""
+"""``companion replay FILE --json`` exactly as docs/record.md says: keys, line numbers, refusals, exit codes."""
 
 from __future__ import annotations
 

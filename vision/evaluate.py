@@ -1,6 +1,6 @@
 """``companion eval FOLDER``: how well the recogniser reads a labelled image folder.
 
-The folder format and the figures are those of ``spec/LABELS.md``: every
+The folder format and the figures are those of ``docs/labels.md``: every
 image listed in ``labels.csv`` goes once through the same :class:`Recognizer`
 the live companion uses, and its reported cards are matched one to one with
 the label (an exact code first, then a rank-only ``K?`` entry of the same
@@ -83,7 +83,7 @@ def read_labels(folder: Path) -> Labels:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise LabelsError(f"{path}: no labels.csv in the folder (see spec/LABELS.md)") from None
+        raise LabelsError(f"{path}: no labels.csv in the folder (see docs/labels.md)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise LabelsError(f"{path}: cannot read: {exc}") from None
     rows = list(csv.reader(text.splitlines()))
@@ -160,7 +160,7 @@ def images_in(folder: Path) -> set[str]:
 
 
 def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dict[str, Any]:
-    """The LABELS.md figures for ``folder``, plus ``errors`` listing whatever was skipped.
+    """The docs/labels.md figures for ``folder``, plus ``errors`` listing whatever was skipped.
 
     ``recognizer`` is anything with ``detect(frame) -> [Detection]``;
     ``ms_per_image`` times that call alone (not the image decoding).
@@ -212,7 +212,7 @@ def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("folder", type=Path, help="a labelled image folder (spec/LABELS.md)")
+    parser.add_argument("folder", type=Path, help="a labelled image folder (docs/labels.md)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards.onnx)")
     faces = parser.add_mutually_exclusive_group()

@@ -578,7 +578,7 @@ QUIET_PHASES = ("setup", "widow", "between", "over")
 
 
 class RecordMapper:
-    """Turns tracker events into game-record events (RECORD.md), as they happen.
+    """Turns tracker events into game-record events (docs/record.md), as they happen.
 
     In the run every card seen in a player's zone is a ``play`` at once
     (the Joker, which is never played, a Bonanza ``discard``). In
@@ -662,7 +662,7 @@ class RecordMapper:
 
 
 def to_record_events(events: Iterable[Event], *, phase: str, settle_frames: int = 15) -> list[dict]:
-    """Map a finished list of tracker events onto the game record (RECORD.md).
+    """Map a finished list of tracker events onto the game record (docs/record.md).
 
     In the run each certain sighting in a player's zone is a ``play``; in the
     other phases each player's cards make one ``show`` (``claim`` in the

@@ -1,7 +1,7 @@
 """Checks the shape of record events that arrive from the referee's forms.
 
 The rules engine decides whether an event is *allowed*; this module only makes
-sure it is *well-formed* (RECORD.md field types) before it gets there, so the
+sure it is *well-formed* (docs/record.md field values) before it gets there, so the
 message a referee sees says which field is wrong, and a stray field from a
 browser never lands in the game record. Card codes are written canonically.
 

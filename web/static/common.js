@@ -186,7 +186,7 @@ function connectLive(onView) {
   return { current: () => version };
 }
 
-// A referee flag (RECORD.md) in words: withheld cards, or a lower card after an opening.
+// A referee flag (docs/record.md) in words: withheld cards, or a lower card after an opening.
 function describeFlag(flag) {
   const players = (flag.players || []).join(", ");
   const cards = flag.cards || [];
