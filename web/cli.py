@@ -6,14 +6,21 @@ Useful to referee a game by hand from a tablet, or to look back at a record.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import sys
 from pathlib import Path
+from typing import Any
 
 from web.config import WebConfig, WebConfigError
 
 log = logging.getLogger(__name__)
 
 SERVER_THREADS = 24  # every open scoreboard holds one for its event stream
+
+
+class ListenError(OSError):
+    """The pages cannot be served at the configured address: the port is taken, privileged or not here."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from companion.table import Table
 
+    created = not args.record.exists()
     try:
         table = Table.open(args.record)
     except (OSError, ValueError) as e:
@@ -41,20 +49,41 @@ def run(args: argparse.Namespace) -> int:
     from web.app import create_app
 
     app = create_app(table, config=config, data_dir=args.record.resolve().parent)
+    try:
+        server = listen(app, config)
+    except ListenError as e:
+        print(f"companion web: {e}; choose another with --port", file=sys.stderr)
+        table.close()
+        if created:
+            args.record.unlink()  # a refused start leaves nothing behind
+        return 2
     if app.config["PIN_GENERATED"]:
         print(f"Referee PIN for this run: {app.config['REFEREE_PIN']}", flush=True)
     print(f"Scoreboard: http://{config.host}:{config.port}/", flush=True)
-    serve(app, config)
+    serve(app, server)
     return 0
 
 
-def serve(app, config: WebConfig) -> None:  # type: ignore[no-untyped-def]
-    """Serve ``app`` with waitress until interrupted (no debugger, no reloader), then end the streams."""
+def listen(app: Any, config: WebConfig) -> Any:
+    """A waitress server for ``app``, already listening: a port that is taken fails here, as a
+    :class:`ListenError` in one line, before anything says that the pages are up."""
     from waitress import create_server
 
+    try:
+        return create_server(app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="table-companion")
+    except OSError as e:
+        why = {
+            errno.EADDRINUSE: "the port is in use, by another companion or server",
+            errno.EACCES: "permission denied (ports below 1024 need root)",
+            errno.EADDRNOTAVAIL: "this machine has no such address",
+        }.get(e.errno or 0, e.strerror or str(e))
+        raise ListenError(f"cannot serve the pages on {config.host}:{config.port}: {why}") from None
+
+
+def serve(app: Any, server: Any) -> None:
+    """Run ``server`` (from :func:`listen`) until interrupted (no debugger, no reloader), then end the streams."""
     from web.app import stream_hub
 
-    server = create_server(app, host=config.host, port=config.port, threads=SERVER_THREADS, ident="table-companion")
     try:
         server.run()
     except KeyboardInterrupt:
