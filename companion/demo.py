@@ -359,6 +359,11 @@ def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
     view = table.view()
     truth = demo.sim.game.balances
     print(f"Final balances: {view['balances']}  (simulation: {truth}, {'equal' if view['balances'] == truth else 'DIFFERENT'})")
+    if view["final"]:
+        print("Final standings: " + ", ".join(f"{p['place']}. {p['name']} {p['balance']} ({p['net']:+d})"
+                                              for p in view["final"]["standings"]))
+        print("To settle up: " + (", ".join(f"{p['from']} pays {p['to']} {p['chips']}" for p in view["final"]["settlement"])
+                                  or "everyone is even"))
     print(
         f"Vision: {score.plays} cards played; camera read {score.read_right} right, {score.read_wrong} wrong, "
         f"{score.settled} unsure and settled by the game, {score.uncertain} unsure and confirmed, {score.dismissed} unsure and dismissed, {score.missed} entered by hand; "

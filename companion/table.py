@@ -59,7 +59,7 @@ def empty_view() -> dict[str, Any]:
         "variant": None, "hands": 0, "phase": "none", "balances": {}, "board": {}, "rejected": [], "flags": [],
         "players": [], "dealer": None, "sections": [], "call": None,
         "run": {"suit": None, "last_card": None, "last_player": None, "next_card": None, "to_reopen": None, "stops": [], "played": {}},
-        "poker": None, "widow": None, "won": [], "out": None, "settlement": [], "log": [], "over": False, "title": None,
+        "poker": None, "widow": None, "won": [], "out": None, "settlement": [], "log": [], "over": False, "final": None, "title": None,
         "expect": [],
     }
 
