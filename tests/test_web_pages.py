@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from companion.simulate import SimulatedTable
 from companion.table import Table
 from web.i18n import Catalog
-from test_web_browser import PIN, SHOTS, Server, browser, page_of, server, table  # noqa: F401  (fixtures)
+from test_web_browser import GAME, SHOTS, Server, browser, page_of, server, sign_in, table  # noqa: F401  (fixtures)
+from web.camera import MemoryCameraView
 
 pytestmark = pytest.mark.browser
 
@@ -80,3 +82,119 @@ def test_the_end_of_the_game_in_every_language(browser, server, table, lang):
     assert page.locator("#final h2").text_content() == ui["final_standings"]
     assert page.locator("#final th").all_text_contents() == [ui["place"], ui["player"], ui["balance"], ui["net"]]
     assert page.locator("#settlement h2").text_content() == ui["settle_up"]
+
+
+# ---- the camera's state --------------------------------------------------------------------------
+
+
+def test_the_scoreboard_says_when_the_camera_has_no_picture_or_has_lost_the_table(browser, server, table):
+    table.submit(GAME)
+    page = page_of(browser)
+    page.goto(server.url + "/")
+    expect(page.locator("#camera-state")).to_be_hidden()  # a table with no camera says nothing of one
+    ui = Catalog.load("en").data["ui"]
+    for state in ("no-picture", "lost"):
+        table.set_camera(state)
+        expect(page.locator("#camera-alert strong")).to_have_text(ui[f"camera_{state}"])
+        expect(page.locator("#camera-alert")).to_be_visible()
+        expect(page.locator("#camera-state")).to_have_text(ui[f"camera_{state}"])
+        page.screenshot(path=str(SHOTS / f"scoreboard-camera-{state}.png"))
+    table.set_camera("reading")
+    expect(page.locator("#camera-alert")).to_be_hidden()
+    expect(page.locator("#camera-state")).to_have_text(ui["camera_reading"])
+    assert page.errors == []
+
+
+def rendered_table() -> tuple[bytes, list[Any]]:
+    """A demo-like frame: a run of overlapping cards in a row, and two lying on one another."""
+    import cv2
+
+    from vision.detection import Detection
+    from vision.render import PlacedCard, render_scene
+
+    codes = ["9C", "TC", "JC", "QC", "KC", "AC", "2H", "3H", "4H", "5H"]
+    cards = [PlacedCard(c, (150 + i * 47, 220), 0, 85) for i, c in enumerate(codes)]
+    cards += [PlacedCard("7D", (900, 500), 10, 85), PlacedCard("8D", (906, 504), 12, 85)]
+    image, outlines = render_scene(cards, size=(1280, 720), background="wood", seed=1)
+    detections = [Detection(c.code, 0.9 - 0.01 * i, o) for i, (c, o) in enumerate(zip(cards, outlines))]
+    return cv2.imencode(".jpg", image)[1].tobytes(), detections
+
+
+def test_camera_labels_never_overlap_and_every_card_is_listed_beside_the_picture(browser, table):
+    jpeg, detections = rendered_table()
+    camera = MemoryCameraView(jpeg=jpeg, size=(1280, 720), detections=detections)
+    table.submit(GAME)
+    server = Server(table, camera=camera)
+    try:
+        page = page_of(browser)
+        sign_in(page, server.url)
+        page.goto(server.url + "/camera")
+        expect(page.locator("#overlay .det")).to_have_count(len(detections))
+        expect(page.locator("#seen li")).to_have_count(len(detections))
+        boxes = page.evaluate("""() => [...document.querySelectorAll("#overlay .det-label")].map((t) => {
+            const r = t.getBoundingClientRect();
+            const card = document.querySelector(`#overlay .det[data-card="${t.dataset.card}"]`).getBoundingClientRect();
+            return {l: r.left, t: r.top, r: r.right, b: r.bottom, card: [card.left, card.top, card.right, card.bottom]};
+        })""")
+        assert len(boxes) >= 6  # the row keeps a name on every other card at least
+        for i, a in enumerate(boxes):
+            assert a["l"] >= a["card"][0] and a["r"] <= a["card"][2] and a["t"] >= a["card"][1] and a["b"] <= a["card"][3]
+            for b in boxes[i + 1:]:
+                assert a["r"] <= b["l"] or b["r"] <= a["l"] or a["b"] <= b["t"] or b["b"] <= a["t"], (a, b)
+        item = page.locator('#seen li[data-card="3"]')
+        assert "Queen of clubs" in item.inner_text()
+        item.hover()
+        expect(page.locator('#overlay .det[data-card="3"]')).to_have_class("det hot")
+        page.screenshot(path=str(SHOTS / "camera-labels-1280x800.png"))
+        assert page.errors == []
+    finally:
+        server.stop()
+
+
+def test_no_picture_is_a_placeholder_and_the_cameras_state(browser, table):
+    table.submit(GAME)
+    table.set_camera("no-picture")
+    server = Server(table, camera=MemoryCameraView())
+    try:
+        page = page_of(browser, 390, 844)
+        sign_in(page, server.url)
+        page.goto(server.url + "/camera")
+        expect(page.locator("#no-frame")).to_be_visible()
+        expect(page.locator("#frame")).to_be_hidden()  # never the broken-image icon
+        expect(page.locator("#camera-state")).to_have_text(Catalog.load("en").data["ui"]["camera_no-picture"])
+        expect(page.locator("#seen li")).to_have_text([Catalog.load("en").data["ui"]["no_cards_seen"]])
+        page.screenshot(path=str(SHOTS / "camera-no-picture-390x844.png"), full_page=True)
+        assert page.errors == []
+    finally:
+        server.stop()
+
+
+# ---- no internal numbers, whole backgrounds -------------------------------------------------------
+
+
+def test_the_referee_page_shows_no_event_number_and_numbers_no_log_line(browser, server, table):
+    view = game_over(table, NINE[:4])
+    page = page_of(browser)
+    sign_in(page, server.url)
+    expect(page.locator("#ref-log li").first).to_be_visible()
+    text = page.locator("body").inner_text()
+    assert str(view["version"]) not in text and str(view["version"])[:6] not in text
+    markers = page.eval_on_selector_all("#ref-log li", "ls => ls.map((l) => getComputedStyle(l).listStyleType)")
+    assert markers and not any(m in ("decimal", "decimal-leading-zero") for m in markers)
+
+
+@pytest.mark.parametrize("path", ["/referee/login", "/"])
+def test_the_background_has_no_edge_on_a_tall_page(browser, server, table, path):
+    """The felt runs down the whole page: the colour just below the content is the colour just above it."""
+    import cv2
+    import numpy as np
+
+    table.submit(GAME)
+    page = page_of(browser, 390, 1800)
+    page.goto(server.url + path)
+    bottom = int(page.evaluate("Math.ceil(document.body.getBoundingClientRect().bottom)"))
+    shot = cv2.imdecode(np.frombuffer(page.screenshot(), np.uint8), cv2.IMREAD_COLOR).astype(int)
+    if bottom + 3 >= shot.shape[0]:
+        pytest.skip("the content fills this page")
+    above, below = shot[bottom - 3, 5], shot[bottom + 3, 5]
+    assert np.abs(above - below).max() <= 6, (bottom, above, below)

@@ -175,6 +175,17 @@ function drawNotice(view) {
   banner.textContent = text || "";
 }
 
+// The camera's state for the players: a quiet word while it reads, a box they notice when it does not.
+function drawCamera(view) {
+  const state = document.getElementById("camera-state");
+  const alert = document.getElementById("camera-alert");
+  state.hidden = !view.camera;
+  state.className = "camera-state " + (view.camera || "");
+  state.textContent = view.camera ? t("camera_" + view.camera) : "";
+  alert.hidden = !view.camera || view.camera === "reading";
+  alert.querySelector("strong").textContent = alert.hidden ? "" : t("camera_" + view.camera);
+}
+
 function drawExpect(view) {
   const box = document.getElementById("expect");
   const text = view.over ? "" : describeExpect(view);
@@ -199,6 +210,7 @@ function render(view) {
   drawSettlement(view);
   drawFlags(view);
   drawNotice(view);
+  drawCamera(view);
   drawExpect(view);
   drawLog(view);
   document.body.dataset.version = view.version;
