@@ -284,6 +284,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speed", type=_speed, default=1.0, help="1 = a watchable pace, 4 = four times faster, 0 = as fast as possible")
     parser.add_argument("--seed", type=int, default=None, help="the shuffle (default: a new one each time)")
     parser.add_argument("--no-serve", action="store_true", help="do not serve the scoreboard; exit when the game ends")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to serve on (default 127.0.0.1; 0.0.0.0 lets the tablets on the network join)")
     parser.add_argument("--port", type=int, default=8080, help="scoreboard port (default 8080)")
     parser.add_argument("--pin", default="2468", help="referee PIN for the demo's pages (default 2468)")
     parser.add_argument("--data", type=Path, default=None,
@@ -346,12 +348,14 @@ def _serve(table: Table, camera: LatestFrame, args: argparse.Namespace, data: Pa
     from web.app import create_app
     from web.cli import listen
     from web.config import WebConfig
+    from web.join import console_join
 
-    config = WebConfig(host="127.0.0.1", port=args.port, pin=args.pin)
+    config = WebConfig(host=args.host, port=args.port, pin=args.pin)
     app = create_app(table, config=config, camera=camera, data_dir=data)
     server = listen(app, config)
     threading.Thread(target=server.run, name="web", daemon=True).start()
     print(f"Scoreboard: http://{config.host}:{config.port}/   referee: /referee (PIN {args.pin})   camera: /camera", flush=True)
+    print(console_join(config.host, config.port, how="start the demo with --host 0.0.0.0"), flush=True)
     return server
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import threading
 import time
 from pathlib import Path
@@ -386,6 +387,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.still import StillFrames
     from web.app import create_app
     from web.cli import ListenError, listen, serve
+    from web.join import console_join, scoreboard_url
 
     try:
         config = Config.load(args.config)
@@ -427,7 +429,10 @@ def run(args: argparse.Namespace) -> int:
         ).start()
         if app.config["PIN_GENERATED"]:
             log.warning("referee PIN for this run: %s", app.config["REFEREE_PIN"])
-        log.info("scoreboard at http://%s:%d/", config.web.host, config.web.port)
+        log.info("scoreboard at http://%s:%d/ (tablets: %s)", config.web.host, config.web.port,
+                 scoreboard_url(config.web.host, config.web.port))
+        if sys.stdout.isatty():  # run by hand: the code for the tablets (the service's journal gets the address)
+            print(console_join(config.web.host, config.web.port, how="set [web] host = \"0.0.0.0\" in the config"), flush=True)
         try:
             serve(app, server)
         finally:

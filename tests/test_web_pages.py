@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from companion.simulate import SimulatedTable
 from companion.table import Table
 from web.i18n import Catalog
-from test_web_browser import GAME, SHOTS, Server, browser, page_of, server, sign_in, table  # noqa: F401  (fixtures)
+from test_web_browser import GAME, PIN, SHOTS, Server, browser, page_of, server, sign_in, table  # noqa: F401  (fixtures)
 from web.camera import MemoryCameraView
 
 pytestmark = pytest.mark.browser
@@ -198,3 +198,55 @@ def test_the_background_has_no_edge_on_a_tall_page(browser, server, table, path)
         pytest.skip("the content fills this page")
     above, below = shot[bottom - 3, 5], shot[bottom + 3, 5]
     assert np.abs(above - below).max() <= 6, (bottom, above, below)
+
+
+# ---- joining from a tablet -------------------------------------------------------------------------
+
+
+class NetworkServer(Server):
+    """The app configured for the whole network (``host = "0.0.0.0"``), listening here on 127.0.0.1 only."""
+
+    def __init__(self, table: Table) -> None:
+        import threading
+
+        from waitress import create_server
+
+        from web.app import create_app
+        from web.config import WebConfig
+
+        self.app = create_app(table, config=WebConfig(pin=PIN, host="0.0.0.0", port=8080))
+        self.server = create_server(self.app, host="127.0.0.1", port=0, threads=8)
+        self.url = f"http://127.0.0.1:{self.server.effective_port}"
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+
+def test_the_referee_page_shows_the_scoreboards_address_as_a_code_that_decodes(browser, table):
+    import cv2
+    import numpy as np
+
+    from web.join import scoreboard_url
+
+    table.submit(GAME)
+    server = NetworkServer(table)
+    try:
+        page = page_of(browser, 800, 1280)
+        sign_in(page, server.url)
+        code = page.locator("#join img.join-qr")
+        expect(code).to_be_visible()
+        shot = cv2.imdecode(np.frombuffer(code.screenshot(), np.uint8), cv2.IMREAD_COLOR)
+        decoded, _, _ = cv2.QRCodeDetector().detectAndDecode(shot)
+        assert decoded == scoreboard_url("0.0.0.0", 8080)
+        expect(page.locator("#join a")).to_have_text(decoded)
+        assert page.errors == []
+    finally:
+        server.stop()
+
+
+def test_a_server_for_this_machine_only_says_so_on_the_referee_page(browser, server, table):
+    table.submit(GAME)
+    page = page_of(browser)
+    sign_in(page, server.url)
+    expect(page.locator("#join img")).to_have_count(0)
+    expect(page.locator("#join p")).to_contain_text(Catalog.load("en").data["ui"]["join_local_only"])

@@ -32,6 +32,7 @@ from web.camera import CameraView, ZoneError, validate_zones
 from web.config import WebConfig
 from web.events import EventError, check_event
 from web.i18n import LANGUAGES, Catalog, negotiate
+from web.join import tablet_join
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,7 @@ def create_app(
     hub = StreamHub(heartbeat_s=heartbeat_s, max_stream_s=max_stream_s)
     limiter = LoginLimiter()
     app.extensions["companion"] = {"hub": hub}
+    join = tablet_join(config.host, config.port)
     session_s = config.session_hours * 3600
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -243,7 +245,7 @@ def create_app(
     def referee() -> Any:
         if not signed_in():
             return redirect(url_for("login"))
-        return page("referee.html", boot={"view": table.view(), "csrf": csrf_token()})
+        return page("referee.html", join=join, boot={"view": table.view(), "csrf": csrf_token()})
 
     @app.route("/referee/login", methods=["GET", "POST"])
     def login() -> Any:

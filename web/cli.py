@@ -59,7 +59,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if app.config["PIN_GENERATED"]:
         print(f"Referee PIN for this run: {app.config['REFEREE_PIN']}", flush=True)
+    from web.join import console_join
+
     print(f"Scoreboard: http://{config.host}:{config.port}/", flush=True)
+    print(console_join(config.host, config.port, how="start with --host 0.0.0.0"), flush=True)
     serve(app, server)
     return 0
 
