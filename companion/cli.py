@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("companion.replay", "replay a game record and print the board"),
     "web": ("web.cli", "serve the scoreboard and referee pages for a stored game record"),
     "eval": ("vision.evaluate", "measure the card recogniser on a labelled image folder"),
+    "markers": ("companion.markers", "write a printable sheet of the ArUco markers the seat zones follow"),
     "hardware-test": ("hardware.selftest", "walk every LED, sweep the servo, wait for each button"),
 }
 
