@@ -239,6 +239,7 @@ def test_the_referee_page_shows_the_scoreboards_address_as_a_code_that_decodes(b
         decoded, _, _ = cv2.QRCodeDetector().detectAndDecode(shot)
         assert decoded == scoreboard_url("0.0.0.0", 8080)
         expect(page.locator("#join a")).to_have_text(decoded)
+        page.locator("#join").screenshot(path=str(SHOTS / "referee-join.png"))
         assert page.errors == []
     finally:
         server.stop()
