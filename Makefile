@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench train clean
+.PHONY: demo test bench bench-vision eval train clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,14 @@ test: $(STAMP) /usr/bin/chromium
 
 bench: $(STAMP)
 	$(BIN)/python -m companion.bench
+
+bench-vision: $(STAMP)
+	$(BIN)/python scripts/bench_vision.py
+
+# `make eval FOLDER=path/to/photos`: the recogniser on a labelled folder (docs/labels.md).
+FOLDER ?= companion/examples/photos
+eval: $(STAMP)
+	$(BIN)/companion eval $(FOLDER)
 
 # Trains the card models, corners, faces, then the detector (CPU torch, the Debian card decks and
 # gimp-data's photographic patterns); see models/README.md.

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import logging
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("companion.demo", "play a simulated game through the camera pipeline, with the scoreboard"),
@@ -20,14 +20,22 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("companion.replay", "replay a game record and print the board"),
     "web": ("web.cli", "serve the scoreboard and referee pages for a stored game record"),
     "eval": ("vision.evaluate", "measure the card recogniser on a labelled image folder"),
+    "markers": ("companion.markers", "write a printable sheet of the ArUco markers the seat zones follow"),
     "hardware-test": ("hardware.selftest", "walk every LED, sweep the servo, wait for each button"),
 }
+
+
+class Parser(argparse.ArgumentParser):
+    """Bad options are refused in one line that names the command, not the whole usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in argv if a in SUBCOMMANDS), None)
-    parser = argparse.ArgumentParser(prog="companion", description="Table Companion: a referee for Michigan Rummy, Bonanza and Tripoley.")
+    parser = Parser(prog="companion", description="Table Companion: a referee for Michigan Rummy, Bonanza and Tripoley.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG instead of INFO")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():

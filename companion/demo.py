@@ -35,7 +35,7 @@ import numpy as np
 
 from companion.serve import LatestFrame, TableLoop, cards_on_table
 from companion.simulate import SimulatedTable
-from companion.table import Table
+from companion.table import READING, Table
 from vision.detection import Detection
 from vision.render import PlacedCard, draw_hand, render_scene, table_background
 from vision.still import StillFrames, TableChanges
@@ -235,13 +235,15 @@ class DemoTable:
             self.table.dismiss(p["id"])
 
     def play(self, hands: int) -> VisionScore:
-        """Play ``hands`` hands; the table's final balances equal the simulation's.
+        """Play ``hands`` hands and the showdown that ends the game; the table's final balances equal
+        the simulation's.
 
         A table that already holds a game (``demo --data`` again) goes on from
         where it stopped: that game must be this simulation's (same shuffle)
         up to some event, else ``CannotResume`` says why.
         """
-        events: Iterator[dict[str, Any]] = self.sim.play(hands=hands)
+        events: Iterator[dict[str, Any]] = self.sim.play(hands=hands, showdown=True)
+        self.table.set_camera(READING)  # the drawn camera always has a picture
         first = next(events)
         if self.table.view()["variant"] is None:
             self.table.start(first)
@@ -250,8 +252,8 @@ class DemoTable:
         for event in events:
             if self._stop.is_set():
                 break
-            if event["type"] == "deal" and self.cards:
-                self._clear_table()
+            if event["type"] in ("deal", "showdown") and self.cards:
+                self._clear_table()  # the cards are gathered for the next deal
             if event["type"] != "play":
                 self.table.submit(event)
                 continue
@@ -311,37 +313,85 @@ def _position(game: Any) -> dict[str, Any]:
     return view
 
 
+def _hand_count(text: str) -> int:
+    """``--hands``: a whole number, one hand at least."""
+    try:
+        hands = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of hands, not {text!r}") from None
+    if hands < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 hand, not {hands}")
+    return hands
+
+
+def _speed(text: str) -> float:
+    """``--speed``: 0 (as fast as possible) or more."""
+    try:
+        speed = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+    if not math.isfinite(speed) or speed < 0:
+        raise argparse.ArgumentTypeError(f"0 (as fast as possible) or more, not {text}")
+    return speed
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hands", type=int, default=3, help="hands to play (default 3)")
+    parser.add_argument("--hands", type=_hand_count, default=3, help="hands to play before the showdown ends the game (default 3)")
     parser.add_argument("--variant", default="michigan-1939", choices=["michigan-1939", "bonanza", "tripoley"])
-    parser.add_argument("--speed", type=float, default=1.0, help="1 = a watchable pace, 4 = four times faster, 0 = as fast as possible")
+    parser.add_argument("--speed", type=_speed, default=1.0, help="1 = a watchable pace, 4 = four times faster, 0 = as fast as possible")
     parser.add_argument("--seed", type=int, default=None, help="the shuffle (default: a new one each time)")
     parser.add_argument("--no-serve", action="store_true", help="do not serve the scoreboard; exit when the game ends")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to serve on (default 127.0.0.1; 0.0.0.0 lets the tablets on the network join)")
     parser.add_argument("--port", type=int, default=8080, help="scoreboard port (default 8080)")
     parser.add_argument("--pin", default="2468", help="referee PIN for the demo's pages (default 2468)")
-    parser.add_argument("--data", type=Path, default=None, help="folder for the demo's game store (default: a temporary one)")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="keep the demo's game store in this folder (default: a temporary one, removed at the end)")
     parser.add_argument("--every-frame", action="store_true",
                         help="read every frame, even of a table that has stopped changing")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.data is not None:
+        return _play(args, args.data)
+    with tempfile.TemporaryDirectory(prefix="companion-demo-") as folder:  # the store goes with it
+        return _play(args, Path(folder))
+
+
+def _play(args: argparse.Namespace, data: Path) -> int:
     from hardware.board import Board
     from hardware.config import BoardConfig
     from hardware.pins import mock_factory
+    from web.cli import ListenError
+    from web.config import WebConfigError
 
-    data = args.data or Path(tempfile.mkdtemp(prefix="companion-demo-"))
     try:
         table = Table.open(data / "demo.sqlite")
-        seed = _shuffle(data, args.seed, resuming=bool(len(table.store)))
-    except ValueError as exc:  # a damaged store, or a game this demo cannot go on with
+    except OSError as exc:
+        print(f"companion demo: cannot keep the game in {data}: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # a damaged store
         print(f"companion demo: {exc}", file=sys.stderr)
         return 2
+    try:
+        seed = _shuffle(data, args.seed, resuming=bool(len(table.store)))
+    except CannotResume as exc:
+        print(f"companion demo: {exc}", file=sys.stderr)
+        table.close()
+        return 2
     demo: DemoTable
-    with Board(BoardConfig(), on_event=lambda e: demo.loop.on_button(e), pin_factory=mock_factory()) as board:
+    with table, Board(BoardConfig(), on_event=lambda e: demo.loop.on_button(e), pin_factory=mock_factory()) as board:
         demo = DemoTable(table, variant=args.variant, seed=seed, speed=args.speed, board=board,
                          every_frame=args.every_frame)
-        server = None if args.no_serve else _serve(table, demo.view, args, data)
-        print(f"Playing {args.hands} hand(s) of {args.variant}, shuffle {seed}, store {data / 'demo.sqlite'}", flush=True)
+        server = None
+        if not args.no_serve:
+            try:
+                server = _serve(table, demo.view, args, data)
+            except (ListenError, WebConfigError) as exc:
+                print(f"companion demo: {exc}; choose another with --port", file=sys.stderr)
+                return 2
+        kept = "" if args.data is not None else " (removed at the end: --data FOLDER keeps it)"
+        print(f"Playing {args.hands} hand(s) of {args.variant}, shuffle {seed}, store {data / 'demo.sqlite'}{kept}", flush=True)
         try:
             score = demo.play(args.hands)
         except KeyboardInterrupt:
@@ -350,17 +400,16 @@ def run(args: argparse.Namespace) -> int:
         except CannotResume as exc:
             print(f"companion demo: cannot go on with the game in {data}: {exc}; use another --data folder",
                   file=sys.stderr)
-            table.close()
             return 2
         _report(table, demo, score)
         if server is not None:
-            print("The game is over; the scoreboard stays up. Press Ctrl-C to stop.", flush=True)
+            ended = "The game is over" if table.view()["over"] else "The demo stopped before the end of the game"
+            print(f"{ended}; the scoreboard stays up. Press Ctrl-C to stop.", flush=True)
             try:
                 threading.Event().wait()
             except KeyboardInterrupt:
                 pass
             server.close()
-    table.close()
     return 0 if table.view()["balances"] == demo.sim.game.balances else 1
 
 
@@ -382,14 +431,16 @@ def _shuffle(data: Path, seed: int | None, *, resuming: bool) -> int:
 
 def _serve(table: Table, camera: LatestFrame, args: argparse.Namespace, data: Path) -> Any:
     from web.app import create_app
-    from web.cli import make_server
+    from web.cli import listen
     from web.config import WebConfig
+    from web.join import console_join
 
-    config = WebConfig(host="127.0.0.1", port=args.port, pin=args.pin)
+    config = WebConfig(host=args.host, port=args.port, pin=args.pin)
     app = create_app(table, config=config, camera=camera, data_dir=data)
-    server = make_server(app, host=config.host, port=config.port)
+    server = listen(app, config)
     threading.Thread(target=server.run, name="web", daemon=True).start()
     print(f"Scoreboard: http://{config.host}:{config.port}/   referee: /referee (PIN {args.pin})   camera: /camera", flush=True)
+    print(console_join(config.host, config.port, how="start the demo with --host 0.0.0.0"), flush=True)
     return server
 
 
@@ -397,6 +448,11 @@ def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
     view = table.view()
     truth = demo.sim.game.balances
     print(f"Final balances: {view['balances']}  (simulation: {truth}, {'equal' if view['balances'] == truth else 'DIFFERENT'})")
+    if view["final"]:
+        print("Final standings: " + ", ".join(f"{p['place']}. {p['name']} {p['balance']} ({p['net']:+d})"
+                                              for p in view["final"]["standings"]))
+        print("To settle up: " + (", ".join(f"{p['from']} pays {p['to']} {p['chips']}" for p in view["final"]["settlement"])
+                                  or "everyone is even"))
     print(
         f"Vision: {score.plays} cards played; camera read {score.read_right} right, {score.read_wrong} wrong, "
         f"{score.settled} unsure and settled by the game, {score.uncertain} unsure and confirmed, {score.dismissed} unsure and dismissed, {score.missed} entered by hand; "

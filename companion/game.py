@@ -389,6 +389,7 @@ class Game:
                 for n, line, kind, text, fields in self._log[-log_size:]
             ],
             over=s.phase == "over",
+            final=final_standings(s.balances, s.total // len(s.players)) if s.phase == "over" else None,
             title=s.variant.title,
             expect=[p.to_dict() for p in self.legal_plays()],
         )
@@ -1048,6 +1049,42 @@ class Game:
         Pass: _on_pass,
         Showdown: _on_showdown,
     }
+
+
+def final_standings(balances: Mapping[str, int], start: int) -> dict[str, list[dict[str, Any]]]:
+    """The end of the game: each player's place and chips against the ``start`` he had, and how
+    the table settles up, every player below his start paying those above it.
+
+    Places are shared on equal chips (1, 1, 3). The largest debt meets the largest gain first, so a
+    table of n players settles in at most n - 1 payments; chips left on the board (a showdown that
+    nobody answered) are nobody's gain, so the losers then pay only what the winners won.
+
+    >>> final = final_standings({"Ann": 130, "Bob": 90, "Cy": 80, "Dee": 100}, 100)
+    >>> [(p["place"], p["name"], p["net"]) for p in final["standings"]]
+    [(1, 'Ann', 30), (2, 'Dee', 0), (3, 'Bob', -10), (4, 'Cy', -20)]
+    >>> final["settlement"]
+    [{'from': 'Cy', 'to': 'Ann', 'chips': 20}, {'from': 'Bob', 'to': 'Ann', 'chips': 10}]
+    """
+    order = sorted(balances, key=lambda p: -balances[p])  # stable: seating order among equals
+    standings = [
+        {"place": 1 + sum(balances[q] > balances[p] for q in order), "name": p,
+         "balance": balances[p], "net": balances[p] - start}
+        for p in order
+    ]
+    gains = [[p, balances[p] - start] for p in order if balances[p] > start]
+    debts = [[p, start - balances[p]] for p in reversed(order) if balances[p] < start]
+    settlement = []
+    while gains and debts:
+        gains.sort(key=lambda g: -g[1])
+        debts.sort(key=lambda d: -d[1])
+        (winner, gain), (loser, debt) = gains[0], debts[0]
+        chips = min(gain, debt)
+        settlement.append({"from": loser, "to": winner, "chips": chips})
+        gains[0][1] -= chips
+        debts[0][1] -= chips
+        gains = [g for g in gains if g[1]]
+        debts = [d for d in debts if d[1]]
+    return {"standings": standings, "settlement": settlement}
 
 
 def _fits(v: Variant, suit: str, ended: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy as np
 
 from companion.config import Config, ConfigError
 from companion.store import DAMAGED_HINT, DamagedStore
-from companion.table import Table
+from companion.table import LOST, NO_PICTURE, READING, Table
 from vision.detection import Detection
 from vision.still import TableChanges
 from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker
@@ -236,6 +237,9 @@ class CameraWorker:
     ``frames_dropped``), so the table never lags behind the cards.  Where
     the picture changes is followed too (``changes``): the tracker asks a
     person about a card that appears where nothing has moved.
+    ``on_camera(state)`` hears each change of :data:`companion.table.CAMERA_STATES`: a camera
+    that cannot be opened is one warning and ``no-picture``, and everything
+    else (the referee, the pages) goes on without it.
     """
 
     def __init__(
@@ -246,7 +250,7 @@ class CameraWorker:
         view: LatestFrame,
         *,
         on_events: Callable[[list[Any], int], None],
-        on_camera: Callable[[bool], None] = lambda ok: None,
+        on_camera: Callable[[str], None] = lambda state: None,
         lost_after_s: float = 3.0,
     ) -> None:
         self.source = source
@@ -259,7 +263,12 @@ class CameraWorker:
         self._fresh = threading.Condition()
         self._latest: Any = None
         self._stop = threading.Event()
-        self._last_frame_at = 0.0
+        self._started_at = 0.0
+        self._last_frame_at: float | None = None
+        self._failed = False
+        self._state_lock = threading.Lock()
+        self.state: str | None = None
+        """The latest of :data:`companion.table.CAMERA_STATES`; None until the camera has had time to show something."""
         self.frames_read = 0
         self.frames_dropped = 0
         self.frames_recognised = 0
@@ -270,6 +279,7 @@ class CameraWorker:
         ]
 
     def start(self) -> CameraWorker:
+        self._started_at = time.monotonic()
         for t in self._threads:
             t.start()
         return self
@@ -284,7 +294,21 @@ class CameraWorker:
         for t in self._threads:
             t.join(timeout=5)
 
+    def _set_state(self, state: str, why: str) -> None:
+        """Tell ``on_camera`` and the log about a change, once."""
+        with self._state_lock:
+            if state == self.state:
+                return
+            self.state = state
+        if state == READING:
+            log.info("the camera sees the table")
+        else:
+            log.warning("%s; the referee and the pages go on without it", why)
+        self.on_camera(state)
+
     def _grab(self) -> None:
+        from vision.sources import CameraError
+
         try:
             for frame in self.source:
                 if self._stop.is_set():
@@ -295,25 +319,36 @@ class CameraWorker:
                     self._latest = frame
                     self.frames_read += 1
                     self._fresh.notify()
+        except CameraError as exc:
+            self._failed = True
+            self._set_state(NO_PICTURE, f"no picture from the camera: {str(exc).rstrip('.')}")
+            return
         except Exception:
             log.exception("the camera stopped")
-        finally:
-            log.info("the camera source has ended")
+        log.info("the camera source has ended")
+
+    def _watch(self, now: float) -> None:
+        """The state from when the last frame came (the grab thread reports a camera that failed)."""
+        if self._failed:
+            return
+        if self._last_frame_at is None:
+            if now - self._started_at >= self.lost_after_s:
+                self._set_state(NO_PICTURE, f"no picture from the camera after {self.lost_after_s:g} s")
+        elif now - self._last_frame_at < self.lost_after_s:
+            self._set_state(READING, "")
+        else:
+            self._set_state(LOST, f"the camera has lost the table: no picture for {self.lost_after_s:g} s")
 
     def _recognise(self) -> None:
-        camera_ok = None
         while not self._stop.is_set():
             with self._fresh:
                 self._fresh.wait_for(lambda: self._latest is not None or self._stop.is_set(), timeout=1.0)
                 frame, self._latest = self._latest, None
-            ok = frame is not None or time.monotonic() - self._last_frame_at < self.lost_after_s
-            if ok != camera_ok:
-                camera_ok = ok
-                log.info("the camera %s the table", "sees" if ok else "has lost")
-                self.on_camera(ok)
+            if frame is not None:
+                self._last_frame_at = time.monotonic()
+            self._watch(time.monotonic())
             if frame is None:
                 continue
-            self._last_frame_at = time.monotonic()
             try:
                 detections = self.detect(frame.image)
             except ValueError as exc:
@@ -359,7 +394,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import open_source
     from vision.still import StillFrames
     from web.app import create_app
-    from web.cli import serve
+    from web.cli import ListenError, listen, serve
+    from web.join import console_join, scoreboard_url
 
     try:
         config = Config.load(args.config)
@@ -383,17 +419,33 @@ def run(args: argparse.Namespace) -> int:
         if table.view()["variant"]:
             board.update(table.view())
         view = LatestFrame(default_zones(config, table), save_zones=config.save_zones)
+        app = create_app(table, config=config.web, camera=view, data_dir=config.data_dir)
+        try:
+            server = listen(app, config.web)
+        except ListenError as exc:
+            log.error("%s; set another [web] port in the config", exc)
+            source.close()
+            restore()
+            table.close()
+            return 2
+
+        def camera_state(state: str) -> None:
+            board.camera_ok(state == READING)
+            table.set_camera(state)
+
         detect = Recognizer(read_again=config.camera.read_again).detect
         camera = CameraWorker(
             source, StillFrames(detect, changes=TableChanges()) if config.camera.skip_still else detect, tracker, view,
-            on_events=loop.handle, on_camera=board.camera_ok,
+            on_events=loop.handle, on_camera=camera_state,
         ).start()
-        app = create_app(table, config=config.web, camera=view, data_dir=config.data_dir)
         if app.config["PIN_GENERATED"]:
             log.warning("referee PIN for this run: %s", app.config["REFEREE_PIN"])
-        log.info("scoreboard at http://%s:%d/", config.web.host, config.web.port)
+        log.info("scoreboard at http://%s:%d/ (tablets: %s)", config.web.host, config.web.port,
+                 scoreboard_url(config.web.host, config.web.port))
+        if sys.stdout.isatty():  # run by hand: the code for the tablets (the service's journal gets the address)
+            print(console_join(config.web.host, config.web.port, how="set [web] host = \"0.0.0.0\" in the config"), flush=True)
         try:
-            serve(app, config.web)
+            serve(app, server)
         finally:
             camera.stop()
             restore()

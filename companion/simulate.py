@@ -11,6 +11,9 @@ so the simulation keeps no copy of the rules.
 >>> events = list(table.play(hands=2))
 >>> events[0]["type"], sum(e["type"] == "deal" for e in events)
 ('game', 2)
+>>> events = list(SimulatedTable("bonanza", ["Ann", "Bob"], seed=1).play(hands=1, showdown=True))
+>>> events[-1]["type"], sum(e["type"] == "show" for e in events[-4:])
+('next', 2)
 """
 
 from __future__ import annotations
@@ -68,13 +71,25 @@ class SimulatedTable:
         self.game.push(event)  # the simulation never makes an illegal move: a refusal here is a bug
         return event
 
-    def play(self, *, hands: int) -> Iterator[dict[str, Any]]:
-        """The ``game`` line, then ``hands`` whole hands."""
+    def play(self, *, hands: int, showdown: bool = False) -> Iterator[dict[str, Any]]:
+        """The ``game`` line, then ``hands`` whole hands; with ``showdown``, then the end of the game."""
         yield self._first
         dealer = self.rng.choice(self.players)
         for _ in range(hands):
             yield from self.play_hand(dealer)
             dealer = self.players[(self.players.index(dealer) + 1) % len(self.players)]
+        if showdown:
+            yield from self.showdown()
+
+    def showdown(self) -> Iterator[dict[str, Any]]:
+        """The end of the game (docs/rules.md): every chip on the board to the best five cards of a fresh deal."""
+        yield self._emit({"type": "showdown"})
+        deck = standard_deck(jokers=self.variant.jokers)
+        self.rng.shuffle(deck)
+        for p in self.players:
+            dealt, deck = deck[:5], deck[5:]
+            yield self._emit({"type": "show", "player": p, "cards": [str(c) for c in dealt]})
+        yield self._emit({"type": "next"})
 
     def play_hand(self, dealer: str) -> Iterator[dict[str, Any]]:
         yield self._emit({"type": "deal", "dealer": dealer})

@@ -43,6 +43,12 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[dict[str, Any]], None]
 
+READING, NO_PICTURE, LOST = "reading", "no-picture", "lost"
+CAMERA_STATES = (READING, NO_PICTURE, LOST)
+"""What the players are told about the camera (the view's ``camera``): frames come in and are
+read; no frame has come (no camera, or it cannot be opened); frames came and have stopped (it
+has lost the table). The view's ``camera`` is None at a table with no camera."""
+
 SETTLED_SHOWN = 5
 """How many of the latest reads settled by the game the view lists (newest last)."""
 
@@ -53,7 +59,7 @@ def empty_view() -> dict[str, Any]:
         "variant": None, "hands": 0, "phase": "none", "balances": {}, "board": {}, "rejected": [], "flags": [],
         "players": [], "dealer": None, "sections": [], "call": None,
         "run": {"suit": None, "last_card": None, "last_player": None, "next_card": None, "to_reopen": None, "stops": [], "played": {}},
-        "poker": None, "widow": None, "won": [], "out": None, "settlement": [], "log": [], "over": False, "title": None,
+        "poker": None, "widow": None, "won": [], "out": None, "settlement": [], "log": [], "over": False, "final": None, "title": None,
         "expect": [],
     }
 
@@ -72,6 +78,7 @@ class Table:
         self._pending_ids = itertools.count(1)
         self._notice: dict[str, Any] | None = None
         self._settled: deque[dict[str, Any]] = deque(maxlen=SETTLED_SHOWN)
+        self._camera: str | None = None
         self.version = time.time_ns() // 1_000_000
         """Grows with every change, and across restarts too (a tablet's stream resumes by it)."""
         try:
@@ -252,7 +259,17 @@ class Table:
             view["pending"] = list(self._pending.values())
             view["settled"] = list(self._settled)
             view["notice"] = self._notice
+            view["camera"] = self._camera
             return view
+
+    def set_camera(self, state: str) -> None:
+        """Tell every watcher the camera's state, one of :data:`CAMERA_STATES` (the serve loop does this)."""
+        if state not in CAMERA_STATES:
+            raise ValueError(f"camera state must be one of {', '.join(CAMERA_STATES)}, not {state!r}")
+        with self._lock:
+            if state != self._camera:
+                self._camera = state
+                self._changed()
 
     def subscribe(self) -> queue.Queue[dict[str, Any]]:
         """A queue that receives the new view after every change (for the event stream)."""

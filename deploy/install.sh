@@ -12,6 +12,7 @@
 #   /etc/table-companion/config.toml          your config: created from deploy/config.example.toml only if absent
 #   /var/lib/table-companion                  games, the web session key and the camera page's zones.toml, owned by user companion
 #   /etc/systemd/system/table-companion.service
+#   /etc/systemd/system/table-companion-name.service   the name table-companion.local (avahi)
 #
 # The venv sees the system's python3-picamera2 and the python3-numpy it (and
 # python3-simplejpeg, python3-libcamera) was compiled against. pip must never
@@ -49,9 +50,11 @@ CONF_DIR=$ROOT/etc/table-companion
 CONFIG=$CONF_DIR/config.toml
 DATA=$ROOT/var/lib/table-companion
 UNIT=$ROOT/etc/systemd/system/table-companion.service
+NAME_UNIT=$ROOT/etc/systemd/system/table-companion-name.service
+LOCAL_NAME=table-companion
 SERVICE_USER=companion
 SERVICE_GROUPS=(video gpio render)
-APT_PACKAGES=(python3 python3-venv python3-pip python3-numpy ca-certificates)
+APT_PACKAGES=(python3 python3-venv python3-pip python3-numpy ca-certificates avahi-daemon avahi-utils)
 SYSTEM_PYTHON=$ROOT/usr/bin/python3
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -270,6 +273,24 @@ else
     run systemctl enable table-companion.service
 fi
 
+step "Network name"
+# The Pi's own name: /etc/hostname of the --root tree, or this machine's.
+if [[ -n $ROOT ]]; then hostname=$(cat "$ROOT/etc/hostname" 2>/dev/null || true); else hostname=$(uname -n); fi
+if [[ $hostname == "$LOCAL_NAME" ]]; then
+    note "this Pi is called $LOCAL_NAME: avahi announces $LOCAL_NAME.local by itself"
+else
+    run install -m 0644 "$SRC/deploy/table-companion-name.service" "$NAME_UNIT"
+    if [[ -d $ROOT/run/systemd/system ]]; then
+        run systemctl daemon-reload
+        run systemctl enable --now avahi-daemon.service
+        run systemctl enable table-companion-name.service
+        run systemctl restart table-companion-name.service
+    else
+        run systemctl enable avahi-daemon.service table-companion-name.service
+    fi
+    note "tablets find the Pi as $LOCAL_NAME.local (and as ${hostname:-its own name}.local)"
+fi
+
 reader=$SYSTEM_PYTHON
 [[ -x $reader ]] || reader=python3  # a --root tree without its own Python
 port=$("$reader" - "$CONFIG" "$SRC/deploy/config.example.toml" 2>/dev/null <<'EOF' || echo 8080
@@ -287,6 +308,6 @@ step "Done"
 if ((DRY_RUN)); then
     note "dry run: nothing was changed"
 fi
-note "scoreboard: http://$(uname -n).local:$port  (or http://<the Pi's address>:$port)"
+note "scoreboard: http://$LOCAL_NAME.local:$port/  (or http://<the Pi's address>:$port/)"
 note "logs:       journalctl -u table-companion -f"
 note "config:     ${CONFIG#"$ROOT"}  (then: sudo systemctl restart table-companion)"

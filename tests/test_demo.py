@@ -26,10 +26,11 @@ def _demo(table: Table, seed: int) -> DemoTable:
 
 
 def _truth(seed: int, hands: int) -> dict[str, int]:
+    """The balances of the demo's game: ``hands`` hands and the showdown that ends it."""
     from companion.simulate import SimulatedTable
 
     sim = SimulatedTable("bonanza", ("Ann", "Bob", "Cy"), seed=seed)
-    for _ in sim.play(hands=hands):
+    for _ in sim.play(hands=hands, showdown=True):
         pass
     return sim.game.balances
 

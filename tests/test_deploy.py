@@ -153,7 +153,8 @@ def test_dry_run_prints_every_step_and_touches_nothing(tmp_path: Path) -> None:
     out = result.stdout
     for expected in [
         "Dry run: nothing will be changed",
-        "apt-get install -y --no-install-recommends python3 python3-venv python3-pip python3-numpy ca-certificates python3-picamera2",
+        "apt-get install -y --no-install-recommends python3 python3-venv python3-pip python3-numpy ca-certificates "
+        "avahi-daemon avahi-utils python3-picamera2",
         "useradd --system --user-group",
         "usermod --append --groups video,gpio,render companion",
         f"install -m 0640 -o root -g companion {DEPLOY}/config.example.toml {root}/etc/table-companion/config.toml",
@@ -165,7 +166,11 @@ def test_dry_run_prints_every_step_and_touches_nothing(tmp_path: Path) -> None:
         f"install -m 0644 {DEPLOY}/table-companion.service {root}/etc/systemd/system/table-companion.service",
         "systemctl enable table-companion.service",
         "systemctl restart table-companion.service",
-        ".local:8080",
+        f"install -m 0644 {DEPLOY}/table-companion-name.service {root}/etc/systemd/system/table-companion-name.service",
+        "systemctl enable --now avahi-daemon.service",
+        "systemctl enable table-companion-name.service",
+        "tablets find the Pi as table-companion.local",
+        "scoreboard: http://table-companion.local:8080/",
     ]:
         assert expected in out, f"missing {expected!r} in:\n{out}"
     assert _snapshot(root) == before
@@ -224,3 +229,34 @@ def test_root_without_dry_run_is_refused(tmp_path: Path) -> None:
 def test_unknown_option_is_an_error() -> None:
     result = subprocess.run(["bash", str(DEPLOY / "install.sh"), "--colour"], capture_output=True, text=True)
     assert result.returncode == 2 and "unknown option '--colour'" in result.stderr
+
+
+NAME_UNIT = DEPLOY / "table-companion-name.service"
+
+
+def test_the_name_unit_publishes_table_companion_local_through_avahi() -> None:
+    parser = configparser.ConfigParser(strict=True, interpolation=None, delimiters=("=",))
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read_string(NAME_UNIT.read_text())
+    assert "avahi-publish --address --no-reverse table-companion.local" in parser["Service"]["ExecStart"]
+    assert parser["Unit"]["Requires"] == "avahi-daemon.service"
+    assert parser["Install"]["WantedBy"] == "multi-user.target"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_name_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    copy = tmp_path / NAME_UNIT.name
+    copy.write_text(NAME_UNIT.read_text())
+    result = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
+    problems = [line for line in (result.stdout + result.stderr).splitlines()
+                if line.strip() and "avahi-daemon.service" not in line]  # not installed on a test machine
+    assert problems == []
+
+
+def test_a_pi_already_called_table_companion_gets_no_second_name(tmp_path: Path) -> None:
+    root = _fake_root(tmp_path, boot=None)
+    (root / "etc" / "hostname").write_text("table-companion\n")
+    result = _dry_run(root)
+    assert result.returncode == 0, result.stderr
+    assert "avahi announces table-companion.local by itself" in result.stdout
+    assert "table-companion-name.service" not in result.stdout

@@ -1,5 +1,6 @@
 """The serve loop's wiring: sightings to record events, refusals to the buzzer, buttons, newest-frame reading."""
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -213,7 +214,7 @@ def test_the_newest_frame_is_read_and_slow_frames_are_dropped() -> None:
     frames = [Frame(np.full((48, 64, 3), i, np.uint8), i, i / 100) for i in range(40)]
     done = threading.Event()
     detect = SlowDetect(0.05)
-    states: list[bool] = []
+    states: list[str] = []
     worker = CameraWorker(paced(frames, 0.005, done), detect, Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
                           on_events=lambda events, index: None, on_camera=states.append).start()
     assert done.wait(5)
@@ -223,7 +224,7 @@ def test_the_newest_frame_is_read_and_slow_frames_are_dropped() -> None:
     assert worker.frames_dropped > 10
     assert len(detect.seen) == worker.frames_recognised < 40
     assert detect.seen == sorted(detect.seen) and detect.seen[-1] == 39  # in order, ending on the newest
-    assert states[0] is True
+    assert states[0] == "reading"
 
 
 def test_a_recogniser_far_slower_than_the_camera_still_reports_the_cards() -> None:
@@ -288,3 +289,45 @@ def test_a_corrected_read_is_taught_to_the_tracker(table: Table) -> None:
         loop.handle(tracker.update([Detection("5H", 0.95, outline)], zone_map=zones, frame_index=frame), frame)
     assert loop.refused_events == [] and table.view()["notice"] is None
     assert table.view()["run"]["played"]["Ann"] == ["5H"]
+
+
+def test_a_camera_that_cannot_be_opened_is_no_picture_once_and_the_worker_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    from vision.sources import CameraError
+
+    def missing():
+        raise CameraError("cannot open /dev/video9")
+        yield  # a generator, as a source is iterated
+
+    states: list[str] = []
+    worker = CameraWorker(missing(), lambda image: [], Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+                          on_events=lambda events, index: None, on_camera=states.append, lost_after_s=0.1)
+    with caplog.at_level(logging.INFO, logger="companion.serve"):
+        worker.start()
+        time.sleep(1.3)  # the watch wakes once a second: it must not report the camera again
+        worker.stop()
+    assert states == ["no-picture"]
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "/dev/video9" in warnings[0].getMessage() and not warnings[0].exc_info
+
+
+def test_frames_that_stop_coming_are_a_lost_table_and_coming_back_reading_again() -> None:
+    done, resume = threading.Event(), threading.Event()
+
+    def stalling():
+        for i in range(5):
+            yield Frame(np.zeros((48, 64, 3), np.uint8), i, i / 100)
+        done.set()
+        resume.wait(5)
+        yield Frame(np.zeros((48, 64, 3), np.uint8), 5, 1.0)
+
+    states: list[str] = []
+    worker = CameraWorker(stalling(), lambda image: [], Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+                          on_events=lambda events, index: None, on_camera=states.append, lost_after_s=0.3)
+    worker.start()
+    assert done.wait(5)
+    time.sleep(2.5)  # the watch wakes at least once a second
+    assert states == ["reading", "lost"]
+    resume.set()
+    time.sleep(0.15)
+    assert states == ["reading", "lost", "reading"]
+    worker.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -289,3 +290,44 @@ def test_a_byte_order_mark_is_accepted_as_the_api_does(tmp_path: Path, capsys: p
     path.write_bytes(b"\xef\xbb\xbf" + EXAMPLE.encode("utf-8"))
     code, summary = replay_json(path, capsys)
     assert code == 0 and summary == replay_json(write(tmp_path, EXAMPLE), capsys)[1]
+def test_a_game_store_replays_as_its_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``companion replay demo.sqlite``: the store is told by its header, whatever its name, and left unchanged."""
+    from companion.table import Table
+
+    store = tmp_path / "demo.sqlite"
+    with Table.open(store) as table:
+        for line in EXAMPLE.splitlines():
+            table.submit(json.loads(line))
+    before = store.read_bytes()
+    code, summary = replay_json(store, capsys)
+    assert code == 0 and summary == EXAMPLE_SUMMARY
+    renamed = tmp_path / "tonight.bak"
+    renamed.write_bytes(before)
+    code, summary = replay_json(renamed, capsys)
+    assert code == 0 and summary == EXAMPLE_SUMMARY
+    assert store.read_bytes() == before
+
+
+def test_a_stores_bad_rows_are_refused_at_their_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "game.sqlite"
+    with sqlite3.connect(store) as conn:
+        conn.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, event TEXT NOT NULL, at TEXT NOT NULL)")
+        rows = EXAMPLE.splitlines()[:3] + ["not json", "[1]"] + EXAMPLE.splitlines()[3:]
+        conn.executemany("INSERT INTO events VALUES (?, ?, '')", enumerate(rows, start=1))
+    conn.close()
+    code, summary = replay_json(store, capsys)
+    assert code == 0
+    assert [r["line"] for r in summary["rejected"]] == [4, 5]
+    assert summary["balances"] == EXAMPLE_SUMMARY["balances"]
+
+
+@pytest.mark.parametrize("schema", ["", "CREATE TABLE scores (name TEXT)"])
+def test_exit_2_for_an_sqlite_file_that_is_not_a_game_store(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             schema: str) -> None:
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute(schema or "CREATE TABLE events (seq INTEGER PRIMARY KEY, event TEXT NOT NULL, at TEXT NOT NULL)")
+    conn.close()
+    assert main(["replay", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and str(path) in captured.err

@@ -36,6 +36,7 @@ from web.camera import CameraView, ZoneError, ZonesNotSaved, validate_zones
 from web.config import WebConfig
 from web.events import EventError, check_event
 from web.i18n import LANGUAGES, Catalog, negotiate
+from web.join import tablet_join
 
 log = logging.getLogger(__name__)
 
@@ -230,6 +231,7 @@ def create_app(
     sessions = SessionRegistry(data_path / SESSIONS_FILE if data_path is not None else None,
                                lifetime_s=config.session_hours * 3600)
     app.extensions["companion"] = {"hub": hub}
+    join = tablet_join(config.host, config.port)
     session_s = config.session_hours * 3600
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -374,7 +376,7 @@ def create_app(
     def referee() -> Any:
         if not signed_in():
             return redirect(url_for("login"))
-        return page("referee.html", boot={"view": table.view(), "csrf": csrf_token()})
+        return page("referee.html", join=join, boot={"view": table.view(), "csrf": csrf_token()})
 
     @app.route("/referee/login", methods=["GET", "POST"])
     def login() -> Any:

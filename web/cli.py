@@ -6,7 +6,9 @@ Useful to referee a game by hand from a tablet, or to look back at a record.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +23,10 @@ API_THREADS = 12
 """Threads for the pages, the API and the camera page; the event streams have threads of their own on top."""
 CONNECTION_LIMIT = 400  # well under select()'s 1024 descriptors
 IDLE_TIMEOUT_S = 30
+
+
+class ListenError(OSError):
+    """The pages cannot be served at the configured address: the port is taken, privileged or not here."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     from companion.store import DAMAGED_HINT, DamagedStore
 
+    created = not args.record.exists()
     try:
         table = Table.open(args.record)
     except DamagedStore as e:
@@ -53,10 +60,21 @@ def run(args: argparse.Namespace) -> int:
     from web.app import create_app
 
     app = create_app(table, config=config, data_dir=args.record.resolve().parent)
+    try:
+        server = listen(app, config)
+    except ListenError as e:
+        print(f"companion web: {e}; choose another with --port", file=sys.stderr)
+        table.close()
+        if created:
+            args.record.unlink()  # a refused start leaves nothing behind
+        return 2
     if app.config["PIN_GENERATED"]:
         print(f"Referee PIN for this run: {app.config['REFEREE_PIN']}", flush=True)
+    from web.join import console_join
+
     print(f"Scoreboard: http://{config.host}:{config.port}/", flush=True)
-    serve(app, config)
+    print(console_join(config.host, config.port, how="start with --host 0.0.0.0"), flush=True)
+    serve(app, server)
     return 0
 
 
@@ -78,11 +96,24 @@ def make_server(app: Flask, *, host: str, port: int) -> Any:
     )
 
 
-def serve(app: Flask, config: WebConfig) -> None:
-    """Serve ``app`` with waitress until interrupted (no debugger, no reloader), then end the streams."""
+def listen(app: Flask, config: WebConfig) -> Any:
+    """:func:`make_server` at the configured address, already listening: a port that is taken fails
+    here, as a :class:`ListenError` in one line, before anything says that the pages are up."""
+    try:
+        return make_server(app, host=config.host, port=config.port)
+    except OSError as e:
+        why = {
+            errno.EADDRINUSE: "the port is in use, by another companion or server",
+            errno.EACCES: "permission denied (ports below 1024 need root)",
+            errno.EADDRNOTAVAIL: "this machine has no such address",
+        }.get(e.errno or 0, e.strerror or str(e))
+        raise ListenError(f"cannot serve the pages on {config.host}:{config.port}: {why}") from None
+
+
+def serve(app: Flask, server: Any) -> None:
+    """Run ``server`` (from :func:`listen`) until interrupted (no debugger, no reloader), then end the streams."""
     from web.app import stream_hub
 
-    server = make_server(app, host=config.host, port=config.port)
     try:
         server.run()
     except KeyboardInterrupt:

@@ -22,15 +22,65 @@ function toUnit(event) {
   return [clamp(((event.clientX - box.left) / box.width) * size[0], size[0]), clamp(((event.clientY - box.top) / box.height) * size[1], size[1])];
 }
 
+// Each card's outline, and its name inside its box where that overlaps no other name: the list
+// beside the picture names every card, and pointing at either lights up both.
+function drawCards(parts, unit) {
+  const widths = detections.map((d) => Math.hypot(d.outline[1][0] - d.outline[0][0], d.outline[1][1] - d.outline[0][1]));
+  const median = widths.length ? [...widths].sort((a, b) => a - b)[Math.floor(widths.length / 2)] : 0;
+  const size = Math.min(median * 0.28, 4 * unit);
+  const labels = [];
+  detections.forEach((d, i) => {
+    parts.push(el("svg:polygon", { class: "det", "data-card": i, points: d.outline.map((p) => p.join(",")).join(" ") }));
+    // Near the index corner (the outline starts there), which stays in sight when cards overlap in a row.
+    const [o, across, down] = [d.outline[0], d.outline[1], d.outline[3]];
+    const cx = o[0] + 0.3 * (across[0] - o[0]) + 0.3 * (down[0] - o[0]);
+    const cy = o[1] + 0.3 * (across[1] - o[1]) + 0.3 * (down[1] - o[1]);
+    const label = el("svg:text", { class: "det-label" + (isRed(d.code) ? " red" : ""), "data-card": i, x: cx, y: cy, "font-size": size },
+      isCard(d.code) ? cardShort(d.code) : d.code);
+    labels.push([d.confidence, label]);
+  });
+  return labels.sort((a, b) => b[0] - a[0]).map(([, label]) => label); // the surest first keep their place
+}
+
+// A name that would cross another's, or stick out of its card's box, is left to the list.
+function dropOverlaps(labels) {
+  const kept = [];
+  for (const label of labels) {
+    const b = label.getBBox();
+    const card = overlay.querySelector(`.det[data-card="${label.dataset.card}"]`).getBBox();
+    const within = b.x >= card.x && b.y >= card.y && b.x + b.width <= card.x + card.width && b.y + b.height <= card.y + card.height;
+    const gap = b.height * 0.25; // names that touch read as one
+    const clear = kept.every((k) => b.x >= k.x + k.width + gap || k.x >= b.x + b.width + gap ||
+      b.y >= k.y + k.height + gap || k.y >= b.y + b.height + gap);
+    if (within && clear && b.width > 0) kept.push(b);
+    else label.remove();
+  }
+}
+
+function light(index, on) {
+  for (const node of document.querySelectorAll(`[data-card="${index}"]`)) node.classList.toggle("hot", on);
+}
+
+function drawSeen() {
+  const list = document.getElementById("seen");
+  if (!detections.length) {
+    list.replaceChildren(el("li", { class: "empty" }, t("no_cards_seen")));
+    return;
+  }
+  list.replaceChildren(...detections.map((d, i) => {
+    const item = el("li", { "data-card": i }, cardChip(d.code), " ", cardName(d.code), " ",
+      el("small", {}, `${Math.round(d.confidence * 100)}%`));
+    item.addEventListener("pointerenter", () => light(i, true));
+    item.addEventListener("pointerleave", () => light(i, false));
+    return item;
+  }));
+}
+
 function drawOverlay() {
   if (!size) return;
   const unit = Math.max(size[0], size[1]) / 100; // 1% of the frame, for marks and labels
   const parts = [];
-  for (const d of detections) {
-    parts.push(el("svg:polygon", { class: "det", points: d.outline.map((p) => p.join(",")).join(" ") }));
-    const [x, y] = d.outline[0];
-    parts.push(el("svg:text", { class: "det-label", x, y: Math.max(3 * unit, y - unit), "font-size": 3 * unit }, `${d.code} ${Math.round(d.confidence * 100)}%`));
-  }
+  const labels = drawCards(parts, unit);
   for (const [name, poly] of Object.entries(zones)) {
     const zone = el("svg:polygon", { class: "zone" + (name === selected ? " selected" : ""), points: poly.map((p) => p.join(",")).join(" ") });
     zone.addEventListener("pointerdown", () => {
@@ -64,7 +114,12 @@ function drawOverlay() {
       parts.push(corner);
     });
   }
-  overlay.replaceChildren(...parts);
+  overlay.replaceChildren(...parts, ...labels);
+  dropOverlaps(labels);
+  for (const node of overlay.querySelectorAll(".det")) {
+    node.addEventListener("pointerenter", () => light(node.dataset.card, true));
+    node.addEventListener("pointerleave", () => light(node.dataset.card, false));
+  }
 }
 
 function drawList() {
@@ -122,15 +177,21 @@ document.getElementById("save-zones").addEventListener("click", async () => {
   }
 });
 
+// No picture: a drawn placeholder, never the browser's broken-image icon.
+function showPicture(on) {
+  frame.hidden = !on;
+  document.getElementById("no-frame").hidden = on;
+}
+
 function refreshFrame() {
   const next = new Image();
   next.onload = () => {
     frame.src = next.src;
-    document.getElementById("no-frame").hidden = true;
+    showPicture(true);
     setTimeout(refreshFrame, 700);
   };
   next.onerror = () => {
-    document.getElementById("no-frame").hidden = false;
+    showPicture(false);
     setTimeout(refreshFrame, 2000);
   };
   next.src = "/camera/frame.jpg?t=" + Date.now();
@@ -150,6 +211,7 @@ async function refreshDetections() {
       }
       detections = data.detections;
       if (!dragging) drawOverlay();
+      drawSeen();
     }
   } catch (e) {
     /* the frame loop shows the camera's state */
@@ -157,6 +219,15 @@ async function refreshDetections() {
   setTimeout(refreshDetections, 700);
 }
 
+function drawState(view) {
+  const box = document.getElementById("camera-state");
+  box.hidden = !view.camera;
+  box.className = "camera-state " + (view.camera || "");
+  box.textContent = view.camera ? t("camera_" + view.camera) : "";
+}
+
 drawAll();
+drawSeen();
 refreshFrame();
 refreshDetections();
+connectLive(drawState);

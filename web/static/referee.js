@@ -118,7 +118,6 @@ function drawStatus(view) {
     const expected = describeExpect(view);
     if (expected) items.push(el("span", { class: "expect" }, expected));
     add(t("balance"), view.players.map((p) => `${p.name} ${p.balance}`).join(" \u00B7 "));
-    add(t("version"), String(view.version));
   }
   if (view.notice) items.push(el("span", { class: "red" }, "\u26A0 " + view.notice.text));
   for (const s of (view.settled || []).slice(-3)) items.push(el("span", { class: "settled", title: t("settled") }, "\u2713 " + `${s.player}: ${describeSettled(s)}`));
@@ -154,7 +153,7 @@ function drawPending(view) {
 function drawLog(view) {
   const list = document.getElementById("ref-log");
   const entries = (view.log || []).slice(-12).reverse();
-  list.replaceChildren(...entries.map((e) => el("li", { value: e.n }, describe(e))));
+  list.replaceChildren(...entries.map((e) => el("li", {}, describe(e))));
 }
 
 function render(view) {

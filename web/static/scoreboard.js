@@ -119,13 +119,37 @@ function drawExtra(view) {
   box.hidden = parts.length === 0;
 }
 
+// The end of the game: the standings take the empty wheel's place, the settlement the side's.
+function drawFinal(view) {
+  const final = view.final;
+  document.body.classList.toggle("over", Boolean(final));
+  document.getElementById("final").hidden = !final;
+  const body = document.querySelector("#final tbody");
+  if (!final) {
+    body.replaceChildren();
+    return;
+  }
+  const signed = (n) => (n > 0 ? "+" + n : n < 0 ? "\u2212" + -n : "0");
+  body.replaceChildren(
+    ...final.standings.map((p) =>
+      el("tr", { class: p.place === 1 ? "first" : null, "data-player": p.name },
+        el("td", { class: "num place" }, p.place === 1 ? "\u2605 1" : String(p.place)),
+        el("td", { class: "name" }, p.name),
+        el("td", { class: "num balance" }, String(p.balance)),
+        el("td", { class: "num net" + (p.net < 0 ? " debt" : "") }, signed(p.net)))),
+  );
+}
+
 function drawSettlement(view) {
   const box = document.getElementById("settlement");
-  const pays = view.settlement || [];
-  box.hidden = pays.length === 0;
+  const final = view.final;
+  const pays = final ? final.settlement : view.settlement || [];
+  box.hidden = !final && pays.length === 0;
   box.replaceChildren(
-    el("h2", {}, t("settlement")),
-    el("ul", {}, ...pays.map((p) => el("li", {}, t("pays", { from: p.from, to: p.to, chips: chips(p.chips) })))),
+    el("h2", {}, t(final ? "settle_up" : "settlement")),
+    pays.length
+      ? el("ul", {}, ...pays.map((p) => el("li", {}, t("pays", { from: p.from, to: p.to, chips: chips(p.chips) }))))
+      : el("p", {}, t("all_even")),
   );
 }
 
@@ -151,6 +175,17 @@ function drawNotice(view) {
   banner.textContent = text || "";
 }
 
+// The camera's state for the players: a quiet word while it reads, a box they notice when it does not.
+function drawCamera(view) {
+  const state = document.getElementById("camera-state");
+  const alert = document.getElementById("camera-alert");
+  state.hidden = !view.camera;
+  state.className = "camera-state " + (view.camera || "");
+  state.textContent = view.camera ? t("camera_" + view.camera) : "";
+  alert.hidden = !view.camera || view.camera === "reading";
+  alert.querySelector("strong").textContent = alert.hidden ? "" : t("camera_" + view.camera);
+}
+
 function drawExpect(view) {
   const box = document.getElementById("expect");
   const text = view.over ? "" : describeExpect(view);
@@ -171,9 +206,11 @@ function render(view) {
   drawPlayers(view);
   drawRun(view);
   drawExtra(view);
+  drawFinal(view);
   drawSettlement(view);
   drawFlags(view);
   drawNotice(view);
+  drawCamera(view);
   drawExpect(view);
   drawLog(view);
   document.body.dataset.version = view.version;
