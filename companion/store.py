@@ -89,8 +89,8 @@ class DamagedStore(StoreError):
     """The file cannot be trusted to hold the whole game (damaged, emptied, its log deleted); it was left as it is."""
 
 
-DAMAGED_HINT = ("to go on, move it aside (keep it: it may be repaired) and start again for a new game; "
-                "an exported record can then be imported from the referee page")
+DAMAGED_HINT = ("to go on, start again with --new-game: the file is moved aside whole (kept for a repair, "
+                "never deleted) and a new game begins; a record exported earlier can then be imported from the referee page")
 
 
 def canonical_json(event: Any) -> str:
