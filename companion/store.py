@@ -672,16 +672,19 @@ def _check_target(source: Path, dest: Path, *, force: bool) -> None:
 def _place(temp: Path, dest: Path, *, force: bool) -> None:
     """Puts the finished, fsynced copy ``temp`` at ``dest`` whole; without ``force`` never over a file
     that appeared meanwhile (a hard link fails where a rename would overwrite)."""
+    exists = TargetExists(f"{dest} already exists; choose a new name for the backup (or replace it with --force)")
     try:
         if force:
             os.replace(temp, dest)
         else:
             try:
-                os.link(temp, dest)
+                os.link(temp, dest)  # the temporary name goes in the finally below
             except FileExistsError:
-                raise TargetExists(f"{dest} already exists; choose a new name for the backup "
-                                   "(or replace it with --force)") from None
-            temp.unlink()
+                raise exists from None
+            except OSError:  # no hard links there (a FAT memory stick): checked, then renamed
+                if dest.exists():
+                    raise exists from None
+                os.rename(temp, dest)
     except OSError as exc:
         raise StoreWriteError(f"cannot write the backup {dest} ({exc.strerror}); nothing was written") from None
     finally:

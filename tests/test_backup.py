@@ -187,3 +187,17 @@ def test_a_backup_keeps_the_kind_of_store(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="a backup keeps the kind"):
         backup_store(tmp_path / "game.sqlite", tmp_path / "game.jsonl")
     assert not (tmp_path / "game.jsonl").exists()
+
+
+def test_a_target_folder_without_hard_links_still_gets_the_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    def no_links(*_: object) -> None:
+        raise PermissionError(1, "Operation not permitted")  # as on a FAT memory stick
+
+    _closed_store(tmp_path / "game.sqlite", 4)
+    monkeypatch.setattr(os, "link", no_links)
+    assert backup_store(tmp_path / "game.sqlite", tmp_path / "stick" / "game.sqlite") == 4
+    with pytest.raises(TargetExists):
+        backup_store(tmp_path / "game.sqlite", tmp_path / "stick" / "game.sqlite")
+    assert sorted(p.name for p in (tmp_path / "stick").iterdir()) == ["game.sqlite"]
