@@ -363,10 +363,11 @@ class CameraWorker:
                 self.on_events(events, frame.index)
 
 
-def open_table(config: Config) -> Table:
-    """The stored game of this table, or a fresh one of the config's ``[game]``."""
+def open_table(config: Config, *, new_game: bool = False) -> Table:
+    """The stored game of this table, or a fresh one of the config's ``[game]``
+    (with ``new_game``, after a damaged store is moved aside: :meth:`Table.open`)."""
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    table = Table.open(config.data_dir / "game.sqlite")
+    table = Table.open(config.data_dir / "game.sqlite", new_game=new_game)
     if not len(table.store):
         table.start(config.game.game_event())
         log.info("a new game: %s", ", ".join(config.game.players))
@@ -386,6 +387,8 @@ def default_zones(config: Config, table: Table) -> ZoneMap:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, help="the TOML config (default: every default; see deploy/config.example.toml)")
+    parser.add_argument("--new-game", action="store_true",
+                        help="the stored game is damaged: move it aside (kept, never deleted) and start the config's game")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -399,7 +402,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = Config.load(args.config)
-        table = open_table(config)
+        table = open_table(config, new_game=args.new_game)
         options: dict[str, Any] = {"size": config.camera.size, "fps": config.camera.fps}
         if config.camera.source_spec in ("demo", "synthetic"):
             options["realtime"] = True  # drawn at the camera's pace, as a real camera delivers

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import errno
 import io
+import itertools
 import json
 import logging
 import os
@@ -54,11 +55,14 @@ __all__ = [
     "SqliteStore",
     "StoreError",
     "StoreWriteError",
+    "TargetExists",
+    "backup_store",
     "canonical_json",
     "export_jsonl",
     "import_jsonl",
     "json_depth",
     "open_store",
+    "set_aside",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,12 +81,16 @@ class StoreWriteError(StoreError):
     """The event could not be written (a full, read-only or failing disk); nothing was stored."""
 
 
+class TargetExists(StoreError):
+    """A backup would replace a file that is already there; nothing was written."""
+
+
 class DamagedStore(StoreError):
     """The file cannot be trusted to hold the whole game (damaged, emptied, its log deleted); it was left as it is."""
 
 
-DAMAGED_HINT = ("to go on, move it aside (keep it: it may be repaired) and start again for a new game; "
-                "an exported record can then be imported from the referee page")
+DAMAGED_HINT = ("to go on, start again with --new-game: the file is moved aside whole (kept for a repair, "
+                "never deleted) and a new game begins; a record exported earlier can then be imported from the referee page")
 
 
 def canonical_json(event: Any) -> str:
@@ -215,13 +223,13 @@ class SqliteStore(EventStore):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
             self._create()
-        self._check_file()
+        _check_sqlite_file(self.path, writable=True)
         try:
             conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open {self.path} as SQLite: {exc}") from None
         try:
-            self._check_schema(conn)
+            _check_schema(conn, self.path)
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode != "wal":
                 log.warning("%s: SQLite refused WAL (journal_mode=%s); events stay durable but writes are slower", self.path, mode)
@@ -257,55 +265,6 @@ class SqliteStore(EventStore):
             Path(temp).unlink(missing_ok=True)
             raise StoreWriteError(f"cannot create {self.path}: {exc}") from None
         _fsync_dir(self.path.parent)
-
-    def _check_file(self) -> None:
-        """Refuses, before SQLite sees it, a store that cannot be written or has lost part of the game."""
-        try:
-            os.close(os.open(self.path, os.O_RDWR))
-        except OSError as exc:
-            raise StoreWriteError(
-                f"cannot write to {self.path} ({exc.strerror}): it is read-only or immutable; "
-                "check its owner and mode (ls -l) and its attributes (lsattr)"
-            ) from None
-        wal = self.path.with_name(self.path.name + "-wal")
-        if self.path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size):
-            raise DamagedStore(f"{self.path} is empty (0 bytes): the game it held is gone (a failed copy or "
-                               "a full disk?); it was left as it is")
-        try:
-            with open(self.path, "rb") as f:
-                header = f.read(100)
-        except OSError as exc:
-            raise StoreError(f"cannot read {self.path}: {exc.strerror}") from None
-        if len(header) == 100 and header.startswith(b"SQLite format 3\0") and not wal.exists():
-            in_use = int.from_bytes(header[60:64], "big")  # user_version
-            if in_use:
-                raise DamagedStore(
-                    f"{self.path} was not closed cleanly and its write-ahead log {wal.name} is missing: "
-                    "the events since its last checkpoint are lost; put the -wal file back beside it "
-                    "(a backup must copy both, or use companion backup)"
-                )
-
-    def _check_schema(self, conn: sqlite3.Connection) -> None:
-        """Refuses a database that is not ours before anything is written to it."""
-        try:
-            tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not an SQLite database ({exc}); it was left untouched") from None
-        if not tables:
-            return
-        if "events" not in tables:
-            raise StoreError(
-                f"{self.path} is an SQLite database without an events table "
-                f"(has: {', '.join(sorted(tables))}); it was left untouched"
-            )
-        columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
-        if columns != _SQLITE_COLUMNS:
-            raise StoreError(
-                f"{self.path}: the events table has columns {columns}, expected {_SQLITE_COLUMNS}; it was left untouched"
-            )
-        problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            raise DamagedStore(f"{self.path} is damaged ({problems[0]}); it was left as it is")
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -382,26 +341,12 @@ class SqliteStore(EventStore):
             except sqlite3.Error as exc:
                 log.warning("%s: checkpoint failed: %s", self.path, exc)
 
-    def backup(self, target: str | os.PathLike[str]) -> int:
+    def backup(self, target: str | os.PathLike[str], *, force: bool = False) -> int:
         """Copy the whole store, write-ahead log included, to ``target`` through SQLite's backup API,
-        as a store closed cleanly; returns the number of events copied. ``target`` must not exist."""
-        dest = Path(target)
-        if dest.exists():
-            raise StoreError(f"{dest} already exists; choose a new name for the backup")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            copy = sqlite3.connect(dest, isolation_level=None)
-            try:
-                with self._lock:
-                    self._connection().backup(copy)
-                copy.execute("PRAGMA user_version=0")
-                copy.execute("PRAGMA journal_mode=DELETE")  # one file, whole: nothing lives beside it
-                count = int(copy.execute("SELECT COUNT(*) FROM events").fetchone()[0])
-            finally:
-                copy.close()
-        except sqlite3.Error as exc:
-            raise _sqlite_error(dest, exc) from None
-        return count
+        as a store closed cleanly; returns the number of events copied. An existing ``target`` is
+        refused unless ``force``."""
+        with self._lock:
+            return _backup_sqlite(self._connection(), self.path, Path(target), force=force)
 
     def close(self) -> None:
         with self._lock:
@@ -416,6 +361,58 @@ class SqliteStore(EventStore):
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
+
+
+def _check_sqlite_file(path: Path, *, writable: bool) -> None:
+    """Refuses, before SQLite sees it, a store that cannot be written (when ``writable``) or has lost part of the game."""
+    if writable:
+        try:
+            os.close(os.open(path, os.O_RDWR))
+        except OSError as exc:
+            raise StoreWriteError(
+                f"cannot write to {path} ({exc.strerror}): it is read-only or immutable; "
+                "check its owner and mode (ls -l) and its attributes (lsattr)"
+            ) from None
+    wal = path.with_name(path.name + "-wal")
+    if path.stat().st_size == 0 and not (wal.exists() and wal.stat().st_size):
+        raise DamagedStore(f"{path} is empty (0 bytes): the game it held is gone (a failed copy or "
+                           "a full disk?); it was left as it is")
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror}") from None
+    if len(header) == 100 and header.startswith(b"SQLite format 3\0") and not wal.exists():
+        in_use = int.from_bytes(header[60:64], "big")  # user_version
+        if in_use:
+            raise DamagedStore(
+                f"{path} was not closed cleanly and its write-ahead log {wal.name} is missing: "
+                "the events since its last checkpoint are lost; put the -wal file back beside it "
+                "(a backup must copy both, or use companion backup)"
+            )
+
+
+def _check_schema(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuses a database that is not ours, or is damaged, before anything is written to it or copied from it."""
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path} is not an SQLite database ({exc}); it was left untouched") from None
+    if not tables:
+        return
+    if "events" not in tables:
+        raise StoreError(
+            f"{path} is an SQLite database without an events table "
+            f"(has: {', '.join(sorted(tables))}); it was left untouched"
+        )
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
+    if columns != _SQLITE_COLUMNS:
+        raise StoreError(
+            f"{path}: the events table has columns {columns}, expected {_SQLITE_COLUMNS}; it was left untouched"
+        )
+    problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+    if problems != ["ok"]:
+        raise DamagedStore(f"{path} is damaged ({problems[0]}); it was left as it is")
 
 
 def _sqlite_error(path: Path, exc: sqlite3.Error) -> StoreError:
@@ -641,3 +638,173 @@ def import_jsonl(file: str | os.PathLike[str] | IO[str]) -> list[dict[str, Any]]
         if line.strip():
             events.append(_parse_event(line, f"line {number}"))
     return events
+
+
+def _kind(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in SQLITE_SUFFIXES:
+        return "SQLite"
+    if suffix in JSONL_SUFFIXES:
+        return "JSON Lines"
+    raise StoreError(
+        f"cannot tell the store kind from {path.name!r}: use .sqlite or .db (SQLite), .jsonl, .json or .txt (JSON Lines)"
+    )
+
+
+def _check_target(source: Path, dest: Path, *, force: bool) -> None:
+    """Refuses a copy that would overwrite something unasked, or the store itself."""
+    if _kind(source) != _kind(dest):
+        raise StoreError(f"{source.name} is a {_kind(source)} store and {dest.name} names a {_kind(dest)} one; "
+                         "a backup keeps the kind (the referee page's export gives a JSON Lines record)")
+    if dest.exists() or dest.is_symlink():
+        if dest.resolve() == source.resolve():
+            raise StoreError(f"{dest} is the store itself; choose another name for the backup")
+        if not force:
+            raise TargetExists(f"{dest} already exists; choose a new name for the backup (or replace it with --force)")
+        if not dest.is_file():
+            raise StoreError(f"{dest} is not a file; it was left as it is")
+    for log_file in (dest.with_name(dest.name + "-wal"), dest.with_name(dest.name + "-journal")):
+        if log_file.exists():  # SQLite would apply it to the copy put in its place
+            raise StoreError(f"{log_file} lies beside {dest.name}: a store is open there or was not closed cleanly; "
+                             "choose another name for the backup")
+
+
+def _place(temp: Path, dest: Path, *, force: bool) -> None:
+    """Puts the finished, fsynced copy ``temp`` at ``dest`` whole; without ``force`` never over a file
+    that appeared meanwhile (a hard link fails where a rename would overwrite)."""
+    exists = TargetExists(f"{dest} already exists; choose a new name for the backup (or replace it with --force)")
+    try:
+        if force:
+            os.replace(temp, dest)
+        else:
+            try:
+                os.link(temp, dest)  # the temporary name goes in the finally below
+            except FileExistsError:
+                raise exists from None
+            except OSError:  # no hard links there (a FAT memory stick): checked, then renamed
+                if dest.exists():
+                    raise exists from None
+                os.rename(temp, dest)
+    except OSError as exc:
+        raise StoreWriteError(f"cannot write the backup {dest} ({exc.strerror}); nothing was written") from None
+    finally:
+        temp.unlink(missing_ok=True)
+    _fsync_dir(dest.parent)
+
+
+def _temp_beside(dest: Path) -> Path:
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    except OSError as exc:
+        raise StoreWriteError(f"cannot write the backup {dest} ({exc.strerror}); nothing was written") from None
+    os.close(fd)
+    return Path(temp)
+
+
+def _backup_sqlite(source: sqlite3.Connection, path: Path, dest: Path, *, force: bool) -> int:
+    """Copies the database behind ``source`` (its write-ahead log included) to ``dest`` through SQLite's
+    backup API, as one file marked closed; returns the number of events, every one of them read back."""
+    _check_target(path, dest, force=force)
+    temp = _temp_beside(dest)
+    try:
+        copy = sqlite3.connect(temp, isolation_level=None)
+        try:
+            source.backup(copy)
+            copy.execute("PRAGMA user_version=0")
+            copy.execute("PRAGMA journal_mode=DELETE")  # one file, whole: nothing lives beside it
+            rows = copy.execute("SELECT seq, event FROM events ORDER BY seq").fetchall()
+        finally:
+            copy.close()
+        for seq, text in rows:
+            _parse_event(text, f"{path}: event {seq}")
+        with open(temp, "rb") as f:
+            os.fsync(f.fileno())
+    except sqlite3.Error as exc:
+        temp.unlink(missing_ok=True)
+        damaged = getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+        raise _sqlite_error(path if damaged else dest, exc) from None
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _place(temp, dest, force=force)
+    return len(rows)
+
+
+def backup_store(source: str | os.PathLike[str], target: str | os.PathLike[str], *, force: bool = False) -> int:
+    """Copies the game stored at ``source`` to ``target`` whole, while a table may be writing to it;
+    returns the number of events copied.
+
+    SQLite goes through the backup API on a read-only connection (the store is not marked, locked
+    for long, or checkpointed), so the copy holds every committed event, those still in the
+    write-ahead log too, as one file marked closed. A JSON Lines record is copied up to its last
+    whole line (a line being written is not yet stored). A missing, damaged or foreign source, or an
+    existing ``target`` without ``force``, is refused with :class:`StoreError` and nothing is written.
+    """
+    src, dest = Path(source), Path(target)
+    kind = _kind(src)
+    if not src.is_file():
+        raise StoreError(f"there is no store at {src}" if not src.exists() else f"{src} is not a file")
+    if kind == "SQLite":
+        _check_sqlite_file(src, writable=False)
+        try:
+            conn = sqlite3.connect(f"{src.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+        except sqlite3.Error as exc:
+            raise _sqlite_error(src, exc) from None
+        try:
+            _check_schema(conn, src)
+            if not conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'events'").fetchone()[0]:
+                raise StoreError(f"{src} holds no game (no events table); nothing was written")
+            return _backup_sqlite(conn, src, dest, force=force)
+        except sqlite3.Error as exc:
+            raise _sqlite_error(src, exc) from None
+        finally:
+            conn.close()
+    try:
+        data = src.read_bytes()
+    except OSError as exc:
+        raise StoreError(f"cannot read {src}: {exc.strerror}") from None
+    _check_target(src, dest, force=force)
+    whole = data[: data.rfind(b"\n") + 1]  # a last line without its newline is still being written
+    try:
+        text = whole.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DamagedStore(f"{src}: byte {exc.start} is not UTF-8 text; it was left as it is") from None
+    lines = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            _parse_event(line, f"{src}: line {number}")
+            lines.append(line)
+    temp = _temp_beside(dest)
+    try:
+        with open(temp, "wb") as out:
+            out.write("".join(line + "\n" for line in lines).encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise _write_error(dest, exc) from None
+    _place(temp, dest, force=force)
+    return len(lines)
+
+
+def set_aside(path: str | os.PathLike[str]) -> Path:
+    """Renames a store that cannot be used, with its SQLite ``-wal`` and ``-shm`` files, to
+    ``NAME-damaged-YYYYmmdd-HHMMSS.SUFFIX`` beside it (kept whole for a repair, never deleted),
+    so that a new game can start at ``path``; returns the new name."""
+    p = Path(path)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    for n in itertools.count(1):
+        aside = p.with_name(f"{p.stem}-damaged-{stamp}{'' if n == 1 else f'-{n}'}{p.suffix}")
+        companions = [aside.with_name(aside.name + tail) for tail in ("-wal", "-shm")]
+        if not any(q.exists() for q in (aside, *companions)):
+            break
+    try:
+        for tail in ("-wal", "-shm", ""):  # the log first: a new store must never find an old one beside it
+            moving = p.with_name(p.name + tail)
+            if moving.exists():
+                os.rename(moving, aside.with_name(aside.name + tail))
+    except OSError as exc:
+        raise StoreWriteError(f"cannot move {p} aside ({exc.strerror}); it was left where it is") from None
+    _fsync_dir(p.parent)
+    return aside

@@ -37,7 +37,7 @@ from companion.cards import Card
 from companion.errors import RecordError
 from companion.events import Event, NewGame, as_event
 from companion.game import Game
-from companion.store import DamagedStore, EventStore, canonical_json, import_jsonl, open_store
+from companion.store import DamagedStore, EventStore, canonical_json, import_jsonl, open_store, set_aside
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,10 @@ has lost the table). The view's ``camera`` is None at a table with no camera."""
 
 SETTLED_SHOWN = 5
 """How many of the latest reads settled by the game the view lists (newest last)."""
+
+
+class GameInProgress(ValueError):
+    """``--new-game`` was given for a store that is sound and holds a game; nothing was moved."""
 
 
 def empty_view() -> dict[str, Any]:
@@ -88,9 +92,30 @@ class Table:
             raise
 
     @classmethod
-    def open(cls, path: str | Path) -> Table:
-        """Open (or create) the game stored at ``path`` (``.sqlite`` or ``.jsonl``)."""
-        return cls(open_store(path))
+    def open(cls, path: str | Path, *, new_game: bool = False) -> Table:
+        """Open (or create) the game stored at ``path`` (``.sqlite`` or ``.jsonl``).
+
+        ``new_game`` (``--new-game``) is the way on from a :class:`DamagedStore`: the damaged
+        file is moved aside whole (:func:`~companion.store.set_aside`, never deleted) and a
+        new, empty store takes its place. A sound store that holds a game is refused with
+        :class:`GameInProgress` instead, so the flag can never set a good game aside unasked.
+        """
+        if not new_game:
+            return cls(open_store(path))
+        try:
+            table = cls(open_store(path))
+        except DamagedStore as exc:
+            aside = set_aside(path)
+            log.warning("%s; moved it aside to %s (kept for a repair) and starting a new game", exc, aside.name)
+            return cls(open_store(path))
+        if len(table.store):
+            count = len(table.store)
+            table.close()
+            raise GameInProgress(
+                f"{path} holds a sound game ({count} events), so --new-game has nothing to set aside; "
+                "start without it, and start a new game from the referee page (it keeps this one beside the store)"
+            )
+        return table
 
     @staticmethod
     def _rebuild(events: list[dict[str, Any]], *, where: Path) -> Game:

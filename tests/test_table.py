@@ -136,3 +136,65 @@ def test_each_hand_is_checkpointed_into_the_database_file(tmp_path):
     assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 2
     conn.close()
     table.close()
+
+
+# ---- --new-game: the way on from a damaged store ----------------------------------------------------
+
+def _damaged_game(path: Path) -> None:
+    """A stored game whose second event was changed by hand: the referee refuses it on the rebuild."""
+    import sqlite3
+
+    with Table.open(path) as table:
+        table.submit({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+        table.submit({"type": "deal", "dealer": "Ann"})
+    conn = sqlite3.connect(path)
+    conn.execute("""UPDATE events SET event = replace(event, '"Ann"', '"Anx"') WHERE seq = 2""")
+    conn.commit()
+    conn.close()
+
+
+def test_new_game_moves_a_damaged_store_aside_whole_and_starts_empty(tmp_path):
+    from companion.store import DamagedStore
+
+    path = tmp_path / "game.sqlite"
+    _damaged_game(path)
+    with Table.open(path, new_game=True) as table:
+        assert table.view()["phase"] == "none" and len(table.store) == 0
+        table.submit({"type": "game", "variant": "tripoley", "players": ["Cy", "Dee"], "chips": 30})
+    (aside,) = tmp_path.glob("game-damaged-*.sqlite")
+    with pytest.raises(DamagedStore, match="stored event 2 is refused"):
+        Table.open(aside)  # the damaged game, kept as it was for a repair
+    with Table.open(path) as table:
+        assert table.view()["variant"] == "tripoley"
+
+
+def test_new_game_refuses_a_sound_game_and_moves_nothing(tmp_path):
+    from companion.table import GameInProgress
+
+    path = tmp_path / "game.sqlite"
+    with Table.open(path) as table:
+        table.submit({"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50})
+    with pytest.raises(GameInProgress, match="sound game"):
+        Table.open(path, new_game=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.sqlite"]
+    with Table.open(path) as table:
+        assert table.view()["variant"] == "bonanza"
+    with Table.open(tmp_path / "new.jsonl", new_game=True) as table:  # nothing stored yet: nothing to refuse
+        assert len(table.store) == 0
+
+
+def test_set_aside_takes_the_log_along_and_never_overwrites(tmp_path):
+    from companion.store import set_aside
+
+    path = tmp_path / "game.sqlite"
+    files = {"game.sqlite": b"main", "game.sqlite-wal": b"log", "game.sqlite-shm": b"shm"}
+    names = []
+    for _ in range(2):  # twice within the second: the second name gets a counter
+        for name, data in files.items():
+            (tmp_path / name).write_bytes(data)
+        names.append(set_aside(path).name)
+    assert names[0] != names[1] and not path.exists() and not (tmp_path / "game.sqlite-wal").exists()
+    for name in names:
+        assert name.startswith("game-damaged-") and name.endswith(".sqlite")
+        assert {tail: (tmp_path / (name + tail)).read_bytes() for tail in ("", "-wal", "-shm")} == {
+            "": b"main", "-wal": b"log", "-shm": b"shm"}

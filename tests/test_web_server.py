@@ -127,3 +127,34 @@ def test_an_unauthenticated_huge_body_is_refused_before_it_is_read(served, tmp_p
     answer = s.recv(4096)
     s.close()
     assert answer.startswith(b"HTTP/1.1 413") and time.monotonic() - started < 2
+
+
+def test_a_change_is_encoded_once_for_every_open_stream(tmp_path: Path, monkeypatch) -> None:
+    import web.app
+
+    encoded: list[int] = []
+    real = web.app._sse
+    monkeypatch.setattr(web.app, "_sse", lambda view: encoded.append(view["version"]) or real(view))
+    table = Table.open(tmp_path / "game.sqlite")
+    table.submit(GAME)
+    app = create_app(table, config=WebConfig(pin="246813"), data_dir=tmp_path, max_streams=4, streams_per_client=2)
+    port = free_port()
+    server = make_server(app, host="127.0.0.1", port=port)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        streams = [open_stream(port, source)[0] for source in ("127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.3")]
+        wait_for(lambda: len(encoded) == 4, 5)  # each stream's first view, its own
+        encoded.clear()
+        view = table.submit({"type": "deal", "dealer": "Ann"})
+        for s in streams:
+            received = b""
+            while f"id: {view['version']}".encode() not in received:
+                received += s.recv(65536)
+            s.close()
+        assert encoded == [view["version"]]  # before: one encoding per stream
+    finally:
+        stream_hub(app).stop()
+        server.close()
+        thread.join(timeout=5)
+        table.close()

@@ -70,6 +70,8 @@ class StreamHub:
         self.stopping = threading.Event()
         self._open: dict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
+        self._encoded: tuple[dict[str, Any] | None, str] = (None, "")
+        self._encode_lock = threading.Lock()
 
     def admit(self, client: str) -> bool:
         """Take a stream slot for ``client``; False when the server or this client has none left."""
@@ -88,6 +90,20 @@ class StreamHub:
     def open_streams(self) -> int:
         with self._lock:
             return sum(self._open.values())
+
+    def message(self, view: dict[str, Any]) -> str:
+        """The event-stream message for ``view``, encoded once however many streams send it.
+
+        ``Table`` hands the same view object to every stream's queue, so after a change one
+        stream encodes it and the others reuse the text: the CPU a change costs no longer grows
+        with the streams open, and the referee's own request is not kept waiting by them.
+        The object itself is the key (and is kept), never the version, which a read of a
+        changed ``settled`` list can share.
+        """
+        with self._encode_lock:
+            if self._encoded[0] is not view:
+                self._encoded = (view, _sse(view))
+            return self._encoded[1]
 
     def stop(self) -> None:
         """End every open stream within half a second (browsers reconnect by themselves)."""
@@ -472,7 +488,7 @@ def create_app(
                             view = q.get_nowait()
                         except queue.Empty:
                             break
-                    yield _sse(view)
+                    yield hub.message(view)
                     last_sent = time.monotonic()
             finally:
                 table.unsubscribe(q)

@@ -35,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the whole network)")
     parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     parser.add_argument("--pin", help="referee PIN (default: a new one, printed at start)")
+    parser.add_argument("--new-game", action="store_true",
+                        help="the store is damaged: move it aside (kept, never deleted) and start a new game")
     parser.add_argument("--session-hours", type=float, default=12.0, help="how long a referee stays signed in (default 12)")
 
 
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     created = not args.record.exists()
     try:
-        table = Table.open(args.record)
+        table = Table.open(args.record, new_game=args.new_game)
     except DamagedStore as e:
         log.error("%s; %s", e, DAMAGED_HINT)
         return 2
