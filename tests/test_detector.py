@@ -115,16 +115,18 @@ def test_a_detector_corner_with_no_glyph_at_its_index_is_not_read() -> None:
 
 
 def test_a_detector_corner_the_geometry_proposed_already_is_not_read_twice() -> None:
-    """The same corner, turned alike and as wide, or the same card seen from its other index corner, is
-    one hypothesis; one turned or sized otherwise is another."""
+    """Any corner of a known card, turned alike and as wide, adds nothing; one turned or sized
+    otherwise, or a card beside it, is another hypothesis."""
     def at(x: float, y: float, angle: float, width: float) -> _detect.Hypothesis:
         return _detect.Hypothesis(CardCorner(x, y, math.radians(angle), width, 1.0).card_to_frame(), width, 0)
 
     known = [at(100, 100, 0, 80)]
-    far = (100 + 80, 100 + 80 * CARD_SIZE[1] / CARD_SIZE[0])
-    found = [at(103, 98, 10, 85), at(*far, 180, 80),                 # the same card twice
-             at(100, 100, 40, 80), at(100, 100, 0, 100), at(130, 100, 0, 80)]   # three others
-    assert _detect.new_to(found, known) == found[2:]
+    height = 80 * CARD_SIZE[1] / CARD_SIZE[0]
+    found = [at(103, 98, 10, 85), at(180, 100 + height, 180, 80),           # its two index corners
+             at(180, 100, 90, 80), at(100, 100 + height, -90, 80),          # its two plain corners
+             at(100, 100, 40, 80), at(100, 100, 0, 100), at(130, 100, 0, 80),   # three others
+             at(180, 100, 0, 80)]                                          # a card beside it
+    assert _detect.new_to(found, known) == found[4:]
     assert _detect.new_to(found, []) == found
 
 

@@ -871,33 +871,29 @@ _TURNED_ALIKE = math.cos(math.radians(25))
 
 
 def new_to(found: list[Hypothesis], known: list[Hypothesis]) -> list[Hypothesis]:
-    """The hypotheses of ``found`` that no hypothesis of ``known`` puts at the same place: the same
-    corner, turned alike (within 25 degrees) and as wide (within 15 percent), or the same card turned
-    half a turn.
+    """The hypotheses of ``found`` whose corner is none of the four corners of a card of ``known``:
+    the same point, the edge leaving it clockwise turned alike (within 25 degrees), and as wide
+    (within 15 percent).
 
-    Another look's corners cost the classifier only where they add a card.
+    Another look's corners cost the classifier only where they add a card: a known card seen from
+    its other index corner is the same card, and from a plain corner it is no card at all.
     """
     if not found or not known:
         return list(found)
     a, b = np.stack([h.card_to_work for h in found]), np.stack([h.card_to_work for h in known])
-
-    def ends(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        origin = m[:, :2, 2]
-        far = m[:, :2, 0] * CARD_SIZE[0] + m[:, :2, 1] * CARD_SIZE[1] + origin
-        return origin, far, m[:, :2, 0] / (np.linalg.norm(m[:, :2, 0], axis=1, keepdims=True) + 1e-12)
-
-    (oa, fa, xa), (ob, fb, xb) = ends(a), ends(b)
-    width = np.array([h.width for h in found])[:, None]
-    alike = np.abs(width - np.array([h.width for h in known])[None, :]) < 0.15 * width
-    reach2 = (0.12 * width) ** 2
-
-    def near(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        d = p[:, None, :] - q[None, :, :]
-        return d[..., 0] ** 2 + d[..., 1] ** 2 < reach2
-
-    turn = xa @ xb.T
-    same = (near(oa, ob) & (turn > _TURNED_ALIKE) | near(oa, fb) & near(fa, ob) & (turn < -_TURNED_ALIKE)) & alike
-    return [h for h, seen in zip(found, same.any(axis=1).tolist()) if not seen]
+    origin, x_axis = a[:, :2, 2], a[:, :2, 0] / (np.linalg.norm(a[:, :2, 0], axis=1, keepdims=True) + 1e-12)
+    o, along, down = b[:, :2, 2], b[:, :2, 0] * CARD_SIZE[0], b[:, :2, 1] * CARD_SIZE[1]
+    points = np.stack([o, o + along, o + along + down, o + down], axis=1)          # (k, 4, 2), clockwise
+    unit_along = along / (np.linalg.norm(along, axis=1, keepdims=True) + 1e-12)
+    unit_down = down / (np.linalg.norm(down, axis=1, keepdims=True) + 1e-12)
+    leaving = np.stack([unit_along, unit_down, -unit_along, -unit_down], axis=1)   # each corner's clockwise edge
+    width = np.array([h.width for h in found])
+    alike = np.abs(width[:, None] - np.array([h.width for h in known])[None, :]) < 0.15 * width[:, None]
+    d = origin[:, None, None, :] - points[None]
+    near = d[..., 0] ** 2 + d[..., 1] ** 2 < (0.12 * width[:, None, None]) ** 2
+    turned = np.einsum("nj,kcj->nkc", x_axis, leaving) > _TURNED_ALIKE
+    seen = (near & turned).any(axis=2) & alike
+    return [h for h, known_there in zip(found, seen.any(axis=1).tolist()) if not known_there]
 
 
 _INDEX_SAMPLES = np.array([[x, y, 1.0] for x in (12, 40, 68) for y in (15, 60, 105)]).T
