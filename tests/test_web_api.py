@@ -293,6 +293,19 @@ def test_chips_must_be_a_sane_whole_number(started, chips):
     assert "chips" in message
 
 
+def test_the_forms_chip_limit_is_the_records(referee):
+    """One limit for chips, the game record's: the referee's forms offer no more and the API takes no more."""
+    from companion.events import MAX_CHIPS
+    from web.events import EventError, check_event
+
+    client, _ = referee
+    page = client.get("/referee").get_data(as_text=True)
+    assert set(re.findall(r'name="chips"[^>]*max="(\d+)"', page)) == {str(MAX_CHIPS)}
+    assert check_event({"type": "bet", "player": "Ann", "chips": MAX_CHIPS})["chips"] == MAX_CHIPS
+    with pytest.raises(EventError, match="chips"):
+        check_event({"type": "bet", "player": "Ann", "chips": MAX_CHIPS + 1})
+
+
 @pytest.mark.parametrize("event, words", [
     ({"type": "deal", "dealer": "Zed"}, "Zed"),
     ({"type": "play", "player": "Ann", "card": "KC"}, ""),

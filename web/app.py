@@ -34,7 +34,7 @@ from werkzeug.exceptions import HTTPException
 from companion.store import MAX_JSON_DEPTH, json_depth
 from web.camera import CameraView, ZoneError, ZonesNotSaved, validate_zones
 from web.config import WebConfig
-from web.events import EventError, check_event
+from web.events import MAX_CHIPS, EventError, check_event
 from web.i18n import LANGUAGES, Catalog, negotiate
 from web.join import tablet_join
 
@@ -347,6 +347,7 @@ def create_app(
             languages=[(code, Catalog.load(code).data["language"]) for code in LANGUAGES],
             csrf=csrf_token(),
             signed_in=signed_in(),
+            max_chips=MAX_CHIPS,
             boot=_script_json({"lang": cat.code, "i18n": cat.data, "fallback": Catalog.load("en").data, **context.pop("boot", {})}),
             **context,
         )

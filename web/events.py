@@ -20,9 +20,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from companion.cards import Card, CardError
+from companion.events import MAX_CHIPS
 from companion.variants import OPTION_VALUES as OPTIONS
 from companion.variants import VARIANTS
-MAX_CHIPS = 1_000_000  # a guard against typing slips; no real table stakes more
+
 MAX_NAME = 24
 MAX_CARDS = 14
 
