@@ -125,7 +125,7 @@ def _fake_root(tmp_path: Path, *, boot: str | None, users: str = "root:x:0:0::/r
         (root / "run" / "systemd" / "system").mkdir(parents=True)
     (root / "etc" / "os-release").write_text('ID=debian\nVERSION_CODENAME=bookworm\nPRETTY_NAME="Raspberry Pi OS"\n')
     (root / "etc" / "passwd").write_text(users)
-    (root / "etc" / "group").write_text("root:x:0:\nvideo:x:44:\ngpio:x:993:\nrender:x:105:\n")
+    (root / "etc" / "group").write_text("root:x:0:\nvideo:x:44:\ngpio:x:993:\nrender:x:105:\naudio:x:29:\n")
     if boot is not None:
         (root / "boot" / "firmware").mkdir(parents=True)
         (root / "boot" / "firmware" / "config.txt").write_text(boot)
