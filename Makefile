@@ -12,14 +12,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-# Debian's Chromium for the browser tests (Playwright drives it; it downloads no browser of its own).
+# Debian's Chromium for the browser tests (Playwright drives it; it downloads no browser of its own),
+# with a CJK font so the Korean pages draw Hangul rather than boxes (tests/test_web_browser.py checks).
 /usr/bin/chromium:
 	-(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
+
+/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc:
+	-(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk) >/dev/null
+
+# The voice's speech synthesiser, offline (tests/test_voice.py renders each language to a WAV).
+/usr/bin/espeak-ng:
+	-(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng) >/dev/null
 
 demo: $(STAMP)
 	$(BIN)/companion demo
 
-test: $(STAMP) /usr/bin/chromium
+test: $(STAMP) /usr/bin/chromium /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc /usr/bin/espeak-ng
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: $(STAMP)

@@ -112,9 +112,42 @@ class GameDefaults:
         return event
 
 
+VOICE_LANGUAGES = ("en", "ko", "fr", "de")
+"""The pages' languages (``web.i18n.LANGUAGES``), each an espeak-ng voice of the same name."""
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    """Whether the companion speaks (``companion.voice``), in which language, and how fast.
+
+    One language for the whole table: the pages choose theirs per tablet, the
+    loudspeaker speaks to everybody. English when none is set, as the pages
+    are for a browser that asks for none of theirs.
+    """
+
+    enabled: bool = False
+    language: str = "en"
+    rate: int = 160
+    """Words per minute (espeak-ng's ``-s``; its own default is 175)."""
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> VoiceConfig:
+        _known(d, "voice", {"enabled", "language", "rate"})
+        enabled = d.get("enabled", cls.enabled)
+        if not isinstance(enabled, bool):
+            raise ConfigError(f"voice.enabled must be true or false, not {enabled!r}")
+        language = d.get("language", cls.language)
+        if language not in VOICE_LANGUAGES:
+            raise ConfigError(f"voice.language must be one of {', '.join(VOICE_LANGUAGES)}, not {language!r}")
+        rate = d.get("rate", cls.rate)
+        if type(rate) is not int or not 80 <= rate <= 450:
+            raise ConfigError(f"voice.rate must be words per minute, a whole number from 80 to 450, not {rate!r}")
+        return cls(enabled, language, rate)
+
+
 @dataclass(frozen=True)
 class Config:
-    """The whole file: ``data_dir`` and the ``[camera]``, ``[zones]``, ``[board]``, ``[web]`` and ``[game]`` tables."""
+    """The whole file: ``data_dir`` and the ``[camera]``, ``[zones]``, ``[board]``, ``[web]``, ``[game]`` and ``[voice]`` tables."""
 
     data_dir: Path = DEFAULT_DATA_DIR
     camera: CameraConfig = field(default_factory=CameraConfig)
@@ -124,6 +157,7 @@ class Config:
     web: Any = None
     """``web.config.WebConfig``."""
     game: GameDefaults = field(default_factory=GameDefaults)
+    voice: VoiceConfig = field(default_factory=VoiceConfig)
     path: Path | None = None
 
     @classmethod
@@ -131,8 +165,8 @@ class Config:
         from hardware.config import BoardConfig
         from web.config import WebConfig
 
-        _known(d, "config", {"data_dir", "camera", "zones", "board", "web", "game"})
-        for name in ("camera", "zones", "board", "web", "game"):
+        _known(d, "config", {"data_dir", "camera", "zones", "board", "web", "game", "voice"})
+        for name in ("camera", "zones", "board", "web", "game", "voice"):
             if not isinstance(d.get(name, {}), dict):
                 raise ConfigError(f"[{name}] must be a table")
         data_dir = d.get("data_dir", str(DEFAULT_DATA_DIR))
@@ -154,6 +188,7 @@ class Config:
             board=board,
             web=web,
             game=GameDefaults.from_dict(d.get("game", {})),
+            voice=VoiceConfig.from_dict(d.get("voice", {})),
             path=path,
         )
 

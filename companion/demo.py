@@ -33,9 +33,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from companion.config import VOICE_LANGUAGES, VoiceConfig
 from companion.serve import LatestFrame, TableLoop, cards_on_table
 from companion.simulate import SimulatedTable
 from companion.table import READING, Table
+from companion.voice import open_voice
 from vision.detection import Detection
 from vision.render import PlacedCard, draw_hand, render_scene, table_background
 from vision.still import StillFrames, TableChanges
@@ -347,6 +349,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pin", default="2468", help="referee PIN for the demo's pages (default 2468)")
     parser.add_argument("--data", type=Path, default=None,
                         help="keep the demo's game store in this folder (default: a temporary one, removed at the end)")
+    parser.add_argument("--voice", choices=VOICE_LANGUAGES, default=None,
+                        help="say the table's news aloud in this language through espeak-ng (default: silent)")
     parser.add_argument("--every-frame", action="store_true",
                         help="read every frame, even of a table that has stopped changing")
 
@@ -380,7 +384,9 @@ def _play(args: argparse.Namespace, data: Path) -> int:
         table.close()
         return 2
     demo: DemoTable
-    with table, Board(BoardConfig(), on_event=lambda e: demo.loop.on_button(e), pin_factory=mock_factory()) as board:
+    speak = VoiceConfig(enabled=args.voice is not None, language=args.voice or VoiceConfig.language)
+    with (table, Board(BoardConfig(), on_event=lambda e: demo.loop.on_button(e), pin_factory=mock_factory()) as board,
+          open_voice(speak, table)):
         demo = DemoTable(table, variant=args.variant, seed=seed, speed=args.speed, board=board,
                          every_frame=args.every_frame)
         server = None

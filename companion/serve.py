@@ -400,6 +400,8 @@ def run(args: argparse.Namespace) -> int:
     from web.cli import ListenError, listen, serve
     from web.join import console_join, scoreboard_url
 
+    from companion.voice import open_voice
+
     try:
         config = Config.load(args.config)
         table = open_table(config, new_game=args.new_game)
@@ -416,7 +418,7 @@ def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
     tracker = Tracker(known_cards=cards_on_table(table.view()))
     loop: TableLoop
-    with Board(config.board, on_event=lambda e: loop.on_button(e)) as board:
+    with Board(config.board, on_event=lambda e: loop.on_button(e)) as board, open_voice(config.voice, table):
         restore = close_on_sigterm(board)
         loop = TableLoop(table, board=board, tracker=tracker)
         if table.view()["variant"]:

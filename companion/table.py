@@ -49,6 +49,12 @@ CAMERA_STATES = (READING, NO_PICTURE, LOST)
 read; no frame has come (no camera, or it cannot be opened); frames came and have stopped (it
 has lost the table). The view's ``camera`` is None at a table with no camera."""
 
+SPEAKING, MUTED = "on", "muted"
+VOICE_STATES = (SPEAKING, MUTED)
+"""The view's ``voice``: the companion speaks, or the referee page has muted it; None at a table
+that does not speak (``[voice]`` off, or no espeak-ng). Kept here, not in a browser, so every
+page shows the same state and a restarted page cannot unmute it by accident."""
+
 SETTLED_SHOWN = 5
 """How many of the latest reads settled by the game the view lists (newest last)."""
 
@@ -83,6 +89,7 @@ class Table:
         self._notice: dict[str, Any] | None = None
         self._settled: deque[dict[str, Any]] = deque(maxlen=SETTLED_SHOWN)
         self._camera: str | None = None
+        self._voice: str | None = None
         self.version = time.time_ns() // 1_000_000
         """Grows with every change, and across restarts too (a tablet's stream resumes by it)."""
         try:
@@ -285,6 +292,7 @@ class Table:
             view["settled"] = list(self._settled)
             view["notice"] = self._notice
             view["camera"] = self._camera
+            view["voice"] = self._voice
             return view
 
     def set_camera(self, state: str) -> None:
@@ -294,6 +302,15 @@ class Table:
         with self._lock:
             if state != self._camera:
                 self._camera = state
+                self._changed()
+
+    def set_voice(self, state: str) -> None:
+        """Speak or be muted, one of :data:`VOICE_STATES` (the voice says ``on`` once it can speak)."""
+        if state not in VOICE_STATES:
+            raise ValueError(f"voice state must be one of {', '.join(VOICE_STATES)}, not {state!r}")
+        with self._lock:
+            if state != self._voice:
+                self._voice = state
                 self._changed()
 
     def subscribe(self) -> queue.Queue[dict[str, Any]]:

@@ -53,8 +53,8 @@ UNIT=$ROOT/etc/systemd/system/table-companion.service
 NAME_UNIT=$ROOT/etc/systemd/system/table-companion-name.service
 LOCAL_NAME=table-companion
 SERVICE_USER=companion
-SERVICE_GROUPS=(video gpio render)
-APT_PACKAGES=(python3 python3-venv python3-pip python3-numpy ca-certificates avahi-daemon avahi-utils)
+SERVICE_GROUPS=(video gpio render audio)
+APT_PACKAGES=(python3 python3-venv python3-pip python3-numpy ca-certificates avahi-daemon avahi-utils espeak-ng)
 SYSTEM_PYTHON=$ROOT/usr/bin/python3
 
 step() { printf '\n==> %s\n' "$*"; }

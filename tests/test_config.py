@@ -32,6 +32,8 @@ def test_the_example_config_loads() -> None:
     assert config.data_dir == Path("/var/lib/table-companion")
     assert config.web.host == "0.0.0.0"
     assert len(config.board.led_pins) == 10
+    assert not config.voice.enabled  # silent unless asked
+    assert (config.voice.language, config.voice.rate) == ("en", 160)
 
 
 @pytest.mark.parametrize(
@@ -51,6 +53,12 @@ def test_the_example_config_loads() -> None:
         ("[board]\nservo_pin = 99", "servo_pin"),
         ("[zones]\nAnn = [[0, 0], [1, 1]]", "Ann"),
         ("camera = 3", "[camera] must be a table"),
+        ("[voice]\nenabled = 'yes'", "voice.enabled"),
+        ("[voice]\nlanguage = 'es'", "voice.language must be one of en, ko, fr, de"),
+        ("[voice]\nrate = 1000", "voice.rate"),
+        ("[voice]\nrate = 160.5", "voice.rate"),
+        ("[voice]\nvolume = 3", "voice.volume is not a known key"),
+        ("voice = true", "[voice] must be a table"),
         ("[camera\n", "not valid TOML"),
     ],
 )

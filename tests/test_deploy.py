@@ -125,7 +125,7 @@ def _fake_root(tmp_path: Path, *, boot: str | None, users: str = "root:x:0:0::/r
         (root / "run" / "systemd" / "system").mkdir(parents=True)
     (root / "etc" / "os-release").write_text('ID=debian\nVERSION_CODENAME=bookworm\nPRETTY_NAME="Raspberry Pi OS"\n')
     (root / "etc" / "passwd").write_text(users)
-    (root / "etc" / "group").write_text("root:x:0:\nvideo:x:44:\ngpio:x:993:\nrender:x:105:\n")
+    (root / "etc" / "group").write_text("root:x:0:\nvideo:x:44:\ngpio:x:993:\nrender:x:105:\naudio:x:29:\n")
     if boot is not None:
         (root / "boot" / "firmware").mkdir(parents=True)
         (root / "boot" / "firmware" / "config.txt").write_text(boot)
@@ -154,9 +154,9 @@ def test_dry_run_prints_every_step_and_touches_nothing(tmp_path: Path) -> None:
     for expected in [
         "Dry run: nothing will be changed",
         "apt-get install -y --no-install-recommends python3 python3-venv python3-pip python3-numpy ca-certificates "
-        "avahi-daemon avahi-utils python3-picamera2",
+        "avahi-daemon avahi-utils espeak-ng python3-picamera2",
         "useradd --system --user-group",
-        "usermod --append --groups video,gpio,render companion",
+        "usermod --append --groups video,gpio,render,audio companion",
         f"install -m 0640 -o root -g companion {DEPLOY}/config.example.toml {root}/etc/table-companion/config.toml",
         f"would set a new 6-digit referee PIN in {root}/etc/table-companion/config.toml and show it once",
         f"python3 -m venv --system-site-packages {root}/opt/table-companion/venv",

@@ -693,3 +693,37 @@ def test_a_zone_map_without_a_seat_is_refused(referee, camera, zones):
     r = client.post("/api/zones", json={"zones": zones}, headers=headers)
     assert r.status_code == 400 and "at least one seat" in r.json["error"]
     assert camera.zones() == before
+
+
+# ---- the voice ---------------------------------------------------------------------------------
+
+
+def test_the_voice_is_muted_and_unmuted_on_the_table(started, table):
+    client, headers = started
+    table.set_voice("on")  # as companion.voice.Voice does once it can speak
+    r = client.post("/api/voice", json={"muted": True}, headers=headers)
+    assert r.status_code == 200 and r.json["voice"] == "muted"
+    assert client.get("/api/state").json["voice"] == "muted"  # every page sees it, not only this one
+    r = client.post("/api/voice", json={"muted": False}, headers=headers)
+    assert r.status_code == 200 and table.view()["voice"] == "on"
+
+
+@pytest.mark.parametrize("body", [{}, {"muted": "yes"}, {"muted": 1}, [True], "muted"])
+def test_a_nonsense_mute_is_refused(started, table, body):
+    client, headers = started
+    table.set_voice("on")
+    before = version(client)
+    assert "muted" in refused(client.post("/api/voice", json=body, headers=headers), 400, client, before)
+    assert table.view()["voice"] == "on"
+
+
+def test_muting_a_table_that_does_not_speak_says_how_to_make_it_speak(started):
+    client, headers = started
+    before = version(client)
+    assert "[voice]" in refused(client.post("/api/voice", json={"muted": True}, headers=headers), 404, client, before)
+
+
+def test_muting_needs_the_referee(client, table):
+    table.set_voice("on")
+    assert client.post("/api/voice", json={"muted": True}).status_code == 401
+    assert table.view()["voice"] == "on"

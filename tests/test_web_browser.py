@@ -7,6 +7,7 @@ people to look at.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -413,3 +414,82 @@ def test_the_referee_sees_what_the_table_waits_for_and_reads_the_game_settled(br
     expect(status.locator(".expect")).to_have_text(f"Next: Six of diamonds, or {player} reopens in another suit")
     expect(status.locator(".settled")).to_have_text(f"\u2713 {player}: settled as 5D: the only legal card among 5D/5H")
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+"""The Hangul syllables block: every Korean word on the pages is written in it."""
+
+
+def hangul_glyphs(page: Page) -> tuple[list[str], list[bytes]]:
+    """Up to 12 distinct Hangul syllables of the page's own text, each drawn alone in the page's font."""
+    chars = sorted(set(HANGUL.findall(page.inner_text("body"))))[:12]
+    page.evaluate("""chars => {
+      const box = document.createElement("div");
+      box.id = "glyphs";
+      Object.assign(box.style, {position: "fixed", top: "0", left: "0", zIndex: "99", background: "#000", color: "#fff", fontSize: "32px"});
+      for (const c of chars) {
+        const s = document.createElement("span");
+        s.textContent = c;
+        Object.assign(s.style, {display: "block", width: "48px", height: "48px", textAlign: "center", lineHeight: "48px"});
+        box.append(s);
+      }
+      document.body.append(box);
+    }""", chars)
+    spans = page.locator("#glyphs span")
+    return chars, [spans.nth(i).screenshot() for i in range(len(chars))]
+
+
+def korean_scoreboard(browser: Browser, server: Server) -> Page:
+    page = page_of(browser, locale="ko-KR")
+    page.goto(server.url + "/")
+    expect(page.locator("html")).to_have_attribute("lang", "ko")
+    return page
+
+
+def test_the_korean_page_draws_hangul_not_boxes(browser, server, table, tmp_path):
+    """A missing glyph is drawn as the same box whatever the character, so distinct syllables drawn
+    alike mean no Korean font (Debian's fonts-noto-cjk, which ``make test`` installs)."""
+    table.submit(GAME)
+    page = korean_scoreboard(browser, server)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "scoreboard-setup-1280x800-ko.png"))
+    chars, images = hangul_glyphs(page)
+    assert len(chars) >= 8, chars
+    assert len(set(images)) == len(chars), (
+        f"{len(chars)} distinct Hangul syllables drew as {len(set(images))} distinct images: "
+        "no Korean font (apt-get install fonts-noto-cjk)")
+
+    # The same check on a Chromium that sees no CJK font must fail, or it would prove nothing.
+    latin = sorted(d for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation") if os.path.isdir(d))
+    (tmp_path / "fonts.conf").write_text(
+        '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+        + "".join(f"<dir>{d}</dir>" for d in latin) + f"<cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>")
+    bare = browser.browser_type.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"],
+                                       env={**os.environ, "FONTCONFIG_FILE": str(tmp_path / "fonts.conf")})
+    try:
+        tofu_chars, tofu = hangul_glyphs(korean_scoreboard(bare, server))
+    finally:
+        bare.close()
+    assert tofu_chars == chars
+    assert len(set(tofu)) == 1, "without a CJK font the syllables should all be the same box"
+
+
+def test_the_referee_mutes_the_voice_and_every_page_hears_of_it(browser, server, table):
+    table.submit(GAME)
+    page = page_of(browser)
+    sign_in(page, server.url)
+    expect(page.locator("#voice-row")).to_be_hidden()  # this table does not speak
+    table.set_voice("on")  # as companion.voice.Voice does once espeak-ng is found
+    button = page.locator("#voice-toggle")
+    expect(button).to_have_text("Mute the voice")
+    button.click()
+    expect(button).to_have_text("Unmute the voice")
+    expect(button).to_have_attribute("aria-pressed", "true")
+    assert table.view()["voice"] == "muted"
+    other = page_of(browser, locale="de-DE")  # another tablet, signed in afresh, sees the table's state
+    sign_in(other, server.url)
+    expect(other.locator("#voice-toggle")).to_have_text("Stimme einschalten")
+    button.click()
+    expect(other.locator("#voice-toggle")).to_have_text("Stimme stumm schalten")
+    assert table.view()["voice"] == "on"
+    assert page.errors == [] and other.errors == []  # type: ignore[attr-defined]

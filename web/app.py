@@ -593,6 +593,17 @@ def create_app(
         response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
 
+    @app.post("/api/voice")
+    @referee_api
+    def voice() -> Response:
+        body = json_body()
+        if not isinstance(body, dict) or not isinstance(body.get("muted"), bool):
+            return api_error(400, "send {\"muted\": true} or {\"muted\": false}")
+        if table.view()["voice"] is None:
+            return api_error(404, "this table does not speak: set [voice] enabled = true in the config (and install espeak-ng)")
+        table.set_voice("muted" if body["muted"] else "on")
+        return jsonify(table.view())
+
     @app.get("/api/zones")
     @referee_api
     def get_zones() -> Response:

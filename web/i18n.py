@@ -92,14 +92,14 @@ class Catalog:
         one = n == 1 if self.code != "fr" else n in (0, 1)
         return (forms.get("one") if one and "one" in forms else forms["other"]).format(n=n)
 
-    def field(self, name: str, value: Any) -> str:
-        """One log field in words: cards by name, sections by name, chips counted."""
+    def field(self, name: str, value: Any, *, variant: str | None = None) -> str:
+        """One log field in words: cards by name, sections by name (``variant``'s own word first), chips counted."""
         if name == "card":
             return self.card_name(value)
         if name == "cards":
             return ", ".join(self.card_name(c) for c in value)
         if name == "section":
-            return self.section_name(value)
+            return self.section_name(value, variant)
         if name == "chips":
             return self.chips(value)
         if name == "players":
@@ -112,15 +112,17 @@ class Catalog:
             return self._get("actions", value) or str(value)
         return str(value)
 
-    def describe(self, entry: Mapping[str, Any], group: str = "log") -> str:
+    def describe(self, entry: Mapping[str, Any], group: str = "log", *, variant: str | None = None) -> str:
         """A log entry (or, with ``group="expect"``, one of the view's ``expect``
-        entries) in this language, by the module docstring's rule."""
+        entries; with ``group="voice"``, an announcement of ``companion.voice``)
+        in this language, by the module docstring's rule; ``variant`` is the
+        game's, for the sections it names its own way (as the pages do)."""
         templates = self.data.get(group, {}).get(entry.get("kind"), [])
         for template in templates:
             names = [f for _, f, _, _ in _FORMATTER.parse(template) if f]
             if all(entry.get(n) not in (None, "", []) for n in names):
                 try:
-                    return template.format(**{n: self.field(n, entry[n]) for n in names})
+                    return template.format(**{n: self.field(n, entry[n], variant=variant) for n in names})
                 except (TypeError, ValueError, KeyError, AttributeError):
                     break  # a field of an unexpected shape: the engine's own words are safer
         return str(entry.get("text", ""))

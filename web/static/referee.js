@@ -156,8 +156,19 @@ function drawLog(view) {
   list.replaceChildren(...entries.map((e) => el("li", {}, describe(e))));
 }
 
+// The companion's voice, where the table has one: its state, and one button to mute it or let it speak.
+function drawVoice(view) {
+  const muted = view.voice === "muted";
+  document.getElementById("voice-row").hidden = !view.voice;
+  document.getElementById("voice-state").textContent = view.voice ? t(muted ? "voice_muted" : "voice_on") : "";
+  const button = document.getElementById("voice-toggle");
+  button.textContent = t(muted ? "voice_unmute" : "voice_mute");
+  button.setAttribute("aria-pressed", String(muted));
+}
+
 function render(view) {
   VIEW = view;
+  drawVoice(view);
   fillPlayerSelects(view);
   drawStatus(view);
   drawPending(view);
@@ -191,6 +202,10 @@ for (const button of document.querySelectorAll("[data-simple]")) {
     act(() => post("/api/event", { type: button.dataset.simple }));
   });
 }
+
+document.getElementById("voice-toggle").addEventListener("click", () =>
+  act(() => post("/api/voice", { muted: !(VIEW && VIEW.voice === "muted") })),
+);
 
 document.getElementById("undo").addEventListener("click", () => act(() => post("/api/undo", {})));
 
