@@ -1,6 +1,6 @@
 """Precision and recall on every real source, each judged as a table never seen.
 
-    python scripts/eval_sources.py [--data ../shared/data] [--thresholds 0.5,0.6,0.7] [--json]
+    python scripts/eval_sources.py [--data ../shared/data] [--thresholds 0.5,0.6,0.7] [--detector PATH] [--json]
 
 Each labelled folder of the data folder (``table-photos``, ``webcam-frames``,
 ``scene-photos/train`` and ``/test``, ``card-crops/valid`` and ``/test``) is
@@ -60,12 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA, help="the folder holding the sources")
     parser.add_argument("--thresholds", default="0.5,0.6,0.7", help="detector thresholds to choose among")
+    parser.add_argument("--detector", type=Path, default=None, metavar="PATH",
+                        help="corner detector model (default: models/detector.onnx)")
     parser.add_argument("--only", default=None, help="comma-separated sources (default: every one present)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
     from vision.classifier import CardClassifier, FaceReader
-    from vision.detector import CardDetector
+    from vision.detector import DEFAULT_DETECTOR, CardDetector
     from vision.recognizer import Recognizer
 
     thresholds = [t.strip() for t in args.thresholds.split(",") if t.strip()]
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"eval_sources: no labelled source under {args.data}", file=sys.stderr)
         return 2
     classifier, faces = CardClassifier(), FaceReader()
-    settings = {t: CardDetector(threshold=float(t)) for t in thresholds}
+    settings = {t: CardDetector(args.detector or DEFAULT_DETECTOR, threshold=float(t)) for t in thresholds}
     figures: dict[str, dict[str, dict]] = {}
     for source in sources:
         labels = read_labels(args.data / source)
