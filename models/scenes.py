@@ -6,7 +6,7 @@ dark cloth, felt, wood, patterned cloths, glossy laminate, and GIMP's
 photographic wood, stone, paper and fabric patterns), cards laid out as at a
 table (scattered, in overlapping rows, fanned, piled), face-down cards, chips
 and hands over them, all seen in perspective up to 35 degrees from vertical,
-some through a lens that bends straight lines, then lit unevenly, shaded, blurred, noised and JPEG-compressed.
+then lit unevenly, shaded, blurred, noised and JPEG-compressed.
 
 What the detector learns is each face-up card's four *corners*, each seen
 as if it were the card's top-left one: where it lies, the direction of the
@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 import struct
 from pathlib import Path
-from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -46,11 +45,6 @@ GIMP_PATTERNS = Path("/usr/share/gimp/2.0/patterns")
 """gimp-data's photographic patterns (wood, stone, paper, fabric, leather)."""
 MAX_TILT = 35.0
 """Degrees from vertical: the most oblique camera the scenes show."""
-LENS_SHARE = 0.4
-LENS_K = (-0.2, 0.12)
-LENS_BEND = 0.25
-"""A share of the scenes is seen through a lens that bends straight lines (:class:`_Lens`): ``k`` drawn
-from ``LENS_K``, and held to within ``LENS_BEND`` of 1 at the scene's furthest corner."""
 
 _BOX_GRID = np.array([[x, y, 1.0] for x in np.linspace(CORNER_BOX[0], CORNER_BOX[2], 5)
                       for y in np.linspace(CORNER_BOX[1], CORNER_BOX[3], 5)]).T
@@ -262,17 +256,12 @@ class SceneSynth:
         for _ in range(int(rng.integers(0, 3))):
             self._distractor(canvas, owner, width)
         canvas = self._shade(canvas)
-        lens = _Lens.drawn(rng, n) if rng.random() < LENS_SHARE else None
-        if lens is not None:
-            canvas = lens.warp(canvas)
         canvas = _photometric(canvas, rng, strength=rng.uniform(0.3, 1.2))
         targets, unsure = [], []
         for i, h, face_up in cards:
             for turn in _AS_TOP_LEFT:
                 corner = h @ turn
                 x, y, angle, w = _corner_pose(corner)
-                if lens is not None:
-                    x, y, angle, w = lens.pose(x, y, angle, w)
                 if not (0 <= x < n and 0 <= y < n):
                     continue
                 seen = _seen(corner, owner, i)
@@ -314,60 +303,6 @@ class SceneSynth:
         mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(0.02, 0.1) * n)
         dark = 1 - mask * rng.uniform(0.2, 0.6)
         return (canvas * dark[..., None]).clip(0, 255).astype(np.uint8)
-
-
-class _Lens(NamedTuple):
-    """Radial lens distortion about ``centre`` (image px): a point ``r`` from it in the picture shows
-    what lies ``r (1 + k (r / scale)^2)`` from it undistorted (``k`` < 0: barrel, as a wide webcam
-    bends a table's edges; ``k`` > 0: pincushion).  A scene is a piece of a larger picture, so the
-    centre may lie outside it."""
-
-    centre: np.ndarray
-    k: float
-    scale: float
-
-    @classmethod
-    def drawn(cls, rng: np.random.Generator, n: int) -> _Lens:
-        """A lens whose bending stays within ``LENS_BEND`` across the scene, so that the picture
-        never folds over (the radial map keeps rising: 1 + 3 k (r / scale)^2 > 0)."""
-        centre, scale = rng.uniform(-0.5 * n, 1.5 * n, 2), n * rng.uniform(0.8, 1.6)
-        reach2 = max(float(np.sum((np.array(c, float) - centre) ** 2)) for c in ((0, 0), (n, 0), (0, n), (n, n)))
-        most = LENS_BEND * scale ** 2 / reach2
-        return cls(centre, float(np.clip(rng.uniform(*LENS_K), -most, most)), float(scale))
-
-    def warp(self, image: np.ndarray) -> np.ndarray:
-        n = image.shape[0]
-        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
-        dx, dy = xx - np.float32(self.centre[0]), yy - np.float32(self.centre[1])
-        f = 1 + np.float32(self.k) * (dx * dx + dy * dy) / np.float32(self.scale ** 2)
-        return cv2.remap(image, dx * f + np.float32(self.centre[0]), dy * f + np.float32(self.centre[1]),
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-
-    def place(self, p: np.ndarray) -> np.ndarray:
-        """Where undistorted point ``p`` shows in the picture: the radius r solving
-        r (1 + k (r / scale)^2) = |p - centre|, by Newton's method from that distance (NaN where a
-        barrel lens shows nothing so far out)."""
-        d = p - self.centre
-        target = float(np.hypot(*d))
-        if target == 0.0:
-            return p.astype(float)
-        a, r = self.k / self.scale ** 2, target
-        if a < 0:
-            top = 1 / math.sqrt(-3 * a)   # where the radial map stops rising
-            if top + a * top ** 3 < target:
-                return np.full(2, np.nan)
-            r = min(r, top)
-        for _ in range(12):
-            r -= (r + a * r ** 3 - target) / (1 + 3 * a * r * r)
-        return self.centre + d * (r / target)
-
-    def pose(self, x: float, y: float, angle: float, width: float) -> tuple[float, float, float, float]:
-        """A corner's pose (:func:`_corner_pose`) as the picture shows it."""
-        p = np.array([x, y])
-        step = max(1.0, 0.05 * width)
-        q = self.place(p)
-        along = self.place(p + step * np.array([math.cos(angle), math.sin(angle)])) - q
-        return float(q[0]), float(q[1]), math.atan2(along[1], along[0]), width * float(np.hypot(*along)) / step
 
 
 def _corner_pose(card_to_image: np.ndarray) -> tuple[float, float, float, float]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from models.decks import Deck
 from models.detector import encode
-from models.scenes import SceneSynth, _corner_pose, _Lens, _seen, read_gimp_pattern
+from models.scenes import SceneSynth, _corner_pose, _seen, read_gimp_pattern
 from vision.detector import STRIDE
 from vision.render import card_face
 
@@ -49,35 +49,6 @@ def test_a_covered_corner_is_not_seen() -> None:
     assert _seen(card_to_image, owner, 3) == 1.0
     owner[30:40, 20:60] = -2                            # a chip over the top of the corner
     assert 0.2 < _seen(card_to_image, owner, 3) < 0.8
-
-
-def test_a_bending_lens_moves_each_corner_where_the_picture_shows_it() -> None:
-    """A corner's point, and the edge leaving it, are drawn undistorted, warped: the label follows."""
-    image = np.zeros((256, 256, 3), np.uint8)
-    x, y, angle, width = 150.0, 90.0, math.radians(20), 60.0
-    end = (x + width * math.cos(angle), y + width * math.sin(angle))
-    cv2.line(image, (round(x), round(y)), (round(end[0]), round(end[1])), (255, 255, 255), 1, cv2.LINE_AA)
-    for k in (-0.2, 0.12):
-        lens = _Lens(np.array([40.0, 200.0]), k, 256.0)
-        bent = lens.warp(image)[..., 0]
-        px, py, pangle, pwidth = lens.pose(x, y, angle, width)
-        assert (px, py) != (x, y) and bent[round(py), round(px)] > 0   # moved, and onto the drawn line
-        # A little way along the edge, as the label says, the warped line shows too.
-        along = (px + 0.2 * pwidth * math.cos(pangle), py + 0.2 * pwidth * math.sin(pangle))
-        assert bent[round(along[1]) - 1:round(along[1]) + 2, round(along[0]) - 1:round(along[0]) + 2].max() > 60
-        assert 0.7 * width < pwidth < 1.3 * width
-
-
-def test_a_drawn_lens_never_folds_the_picture_over() -> None:
-    """However far off the scene its centre lies, the radial map keeps rising across the scene."""
-    rng = np.random.default_rng(4)
-    for _ in range(200):
-        lens = _Lens.drawn(rng, 256)
-        r = np.hypot(*(np.array([[0, 0], [256, 0], [0, 256], [256, 256]], float) - lens.centre).T).max()
-        assert 1 + 3 * lens.k * (r / lens.scale) ** 2 > 0.2
-        q = rng.uniform(0, 256, 2)   # a pixel of the picture, what it shows, and back again
-        p = lens.centre + (q - lens.centre) * (1 + lens.k * float(np.sum((q - lens.centre) ** 2)) / lens.scale ** 2)
-        assert np.allclose(lens.place(p), q, atol=1e-6)
 
 
 def test_targets_encode_as_index_regions_that_vote_for_their_pose() -> None:
