@@ -81,7 +81,8 @@ class Hypothesis:
     a turn was proposed too and dropped (:func:`unique`): its other index
     corner must then be read even when this one is covered.  ``doubtful``
     marks a card grown at the scene's less likely size
-    (:attr:`CardWidths.doubtful`): its read must be sure.
+    (:attr:`CardWidths.doubtful`): its read must be sure.  ``learned``
+    marks a corner of the learned detector's (``vision.detector``).
     """
 
     card_to_work: np.ndarray
@@ -90,6 +91,7 @@ class Hypothesis:
     measured: int = 0
     twin: bool = False
     doubtful: bool = False
+    learned: bool = False
 
 
 class CardWidths(NamedTuple):

@@ -33,6 +33,9 @@ from vision.detector import CardCorner, CardDetector
 _NONE = len(CLASSES) - 1
 _SURE = 0.9
 """A card filling the picture read from one corner only must be this sure."""
+_LEARNED_SURE = 0.95
+"""A learned corner's read must reach this: its turn can be off by tens of degrees in a row of cards,
+and a neighbour's index read askew can pass 0.9 as another suit (a 2D read 2H at 0.90 to 0.92)."""
 _DECISIVE = 0.97
 """A corner read with this probability is not checked against the opposite one."""
 _AGREED = 0.75
@@ -278,7 +281,7 @@ class Recognizer:
             c = combined[k]
             if c is None:
                 continue
-            if hyps[i].doubtful and c.confidence < _SURE:
+            if hyps[i].doubtful and c.confidence < (_LEARNED_SURE if hyps[i].learned else _SURE):
                 continue
             if hyps[i].corner >= 0:
                 if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
@@ -395,7 +398,7 @@ class Recognizer:
             # pip's edge can pass for a corner).
             back = np.linalg.inv(to_frame)
             learned = [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, len(corners) + i, measured=1,
-                                          doubtful=True)
+                                          doubtful=True, learned=True)
                        for i, c in enumerate(self.detector.find(frame))]
             hyps += _detect.new_to(_detect.unique(_detect.look_like_index(learned, value, None)), hyps)
 
