@@ -3,8 +3,9 @@
 One module per family of devices (:mod:`hardware.leds`, :mod:`hardware.wheel`,
 :mod:`hardware.buttons`, :mod:`hardware.buzzer`), the ``[board]`` config
 (:mod:`hardware.config`), the pin backend (:mod:`hardware.pins`), timing
-(:mod:`hardware.timing`), the whole board (:mod:`hardware.board`) and the
-``companion hardware-test`` subcommand (:mod:`hardware.selftest`).
+(:mod:`hardware.timing`), what every part shares (:mod:`hardware.device`:
+closed once, a context manager), the whole board (:mod:`hardware.board`) and
+the ``companion hardware-test`` subcommand (:mod:`hardware.selftest`).
 """
 
 from hardware.board import Board, Display, ViewError, close_on_sigterm

@@ -30,19 +30,22 @@ import signal
 import threading
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from gpiozero.pins import Factory
 
 from hardware.buttons import Buttons, EventSink
 from hardware.buzzer import RejectBuzzer
 from hardware.config import CENTRE_SECTION, POKER_SECTION, VARIANT_SECTIONS, BoardConfig
+from hardware.device import Device
 from hardware.leds import SectionLEDs, StatusLED
 from hardware.pins import choose_pin_factory, is_mock
 from hardware.timing import Scheduler, ThreadScheduler
 from hardware.wheel import Wheel
 
 log = logging.getLogger(__name__)
+
+_D = TypeVar("_D", bound=Device)
 
 
 class ViewError(ValueError):
@@ -150,7 +153,7 @@ def _chips(key: str, value: Any) -> int:
     return value
 
 
-class Board:
+class Board(Device):
     """Every device of the board, built from a :class:`BoardConfig`.
 
     *pin_factory* defaults to :func:`hardware.pins.choose_pin_factory` (the
@@ -173,8 +176,7 @@ class Board:
         self.scheduler: Scheduler = ThreadScheduler() if scheduler is None else scheduler
         self._lock = threading.RLock()
         self._last: Display | None = None
-        self._closed = False
-        self._parts: list[Any] = []
+        self._parts: list[Device] = []
         self._warned: set[str | None] = set()
         f = self.pin_factory
         try:
@@ -196,7 +198,7 @@ class Board:
             self.close()
             raise
 
-    def _part(self, device: Any) -> Any:
+    def _part(self, device: _D) -> _D:
         self._parts.append(device)
         return device
 
@@ -204,10 +206,6 @@ class Board:
     def is_mock(self) -> bool:
         """True when nothing physical is driven (gpiozero's mock pins)."""
         return is_mock(self.pin_factory)
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
 
     def update(self, view: Mapping[str, Any]) -> Display:
         """Show *view*: LED levels, a pulse for each section just won, the wheel turned to the section in play.
@@ -246,12 +244,9 @@ class Board:
             if not self._closed:
                 self.status.camera_ok(bool(ok))
 
-    def close(self) -> None:
-        """LEDs off, buzzer silent, servo detached, every pin released. Safe to call twice."""
+    def _release(self) -> None:
+        """LEDs off, buzzer silent, servo detached, every pin released."""
         with self._lock:
-            if self._closed:
-                return
-            self._closed = True
             for part in reversed(self._parts):  # buttons first: no new events during shutdown
                 try:
                     part.close()
@@ -261,12 +256,6 @@ class Board:
                 self.scheduler.close()
             if self._own_factory:
                 self.pin_factory.close()
-
-    def __enter__(self) -> "Board":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def close_on_sigterm(board: Board) -> Callable[[], None]:

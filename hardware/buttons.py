@@ -28,12 +28,14 @@ from typing import Callable
 from gpiozero import Button
 from gpiozero.pins import Factory
 
+from hardware.device import Device
+
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[dict], None]
 
 
-class Buttons:
+class Buttons(Device):
     """confirm (press), undo (hold ``hold_time`` s), next (press), delivered to ``on_event``."""
 
     def __init__(self, confirm_pin: int, undo_pin: int, next_pin: int, *, on_event: EventSink,
@@ -65,13 +67,7 @@ class Buttons:
         except Exception:  # a failing handler must not kill the pin-watching thread
             log.exception("board: handling the %s button failed", kind)
 
-    def close(self) -> None:
-        """Release the pins; no more events. Safe to call twice."""
+    def _release(self) -> None:
+        """Release the pins; no more events."""
         for button in self._buttons:
             button.close()
-
-    def __enter__(self) -> "Buttons":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -27,6 +27,7 @@ from typing import Callable
 from gpiozero import Buzzer, TonalBuzzer
 from gpiozero.pins import Factory
 
+from hardware.device import Device
 from hardware.timing import Scheduler, Steps
 
 #: Active buzzer: on/off times (seconds from the rejection) of two short beeps.
@@ -36,7 +37,7 @@ BEEPS: tuple[tuple[float, bool], ...] = ((0.0, True), (0.12, False), (0.2, True)
 NOTES: tuple[tuple[float, str | None], ...] = ((0.0, "E4"), (0.15, "A3"), (0.4, None))
 
 
-class RejectBuzzer:
+class RejectBuzzer(Device):
     """A ``Buzzer`` (kind ``"active"``) or ``TonalBuzzer`` (kind ``"tonal"``) that sounds a rejection."""
 
     def __init__(self, pin: int, *, kind: str = "active", scheduler: Scheduler,
@@ -92,13 +93,7 @@ class RejectBuzzer:
                 else:
                     self._device.stop()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         with self._lock:
             self.off()
             self._device.close()
-
-    def __enter__(self) -> "RejectBuzzer":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

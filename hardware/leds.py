@@ -22,6 +22,7 @@ from typing import Callable, Sequence
 from gpiozero import LED, PWMLED
 from gpiozero.pins import Factory
 
+from hardware.device import Device
 from hardware.timing import Scheduler, Steps, Timer
 
 #: Brightness of a section holding a single chip: dim, but clearly not empty.
@@ -73,7 +74,7 @@ def pulse_frames() -> list[float]:
     return cycle * PULSE_CYCLES
 
 
-class SectionLEDs:
+class SectionLEDs(Device):
     """One ``PWMLED`` per section, in board order.
 
     ``show`` sets every section's steady level from its chips; ``pulse``
@@ -167,21 +168,15 @@ class SectionLEDs:
                 if not led.closed:
                     led.off()
 
-    def close(self) -> None:
-        """Dark, then release every pin. Safe to call twice."""
+    def _release(self) -> None:
+        """Dark, then release every pin."""
         with self._lock:
             self.off()
             for led in self._leds:
                 led.close()
 
-    def __enter__(self) -> "SectionLEDs":
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class StatusLED:
+class StatusLED(Device):
     """The camera lamp: steady when the camera sees the table, blinking when it does not.
 
     >>> from hardware.pins import mock_factory
@@ -250,13 +245,7 @@ class StatusLED:
             if not self._led.closed:
                 self._led.off()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         with self._lock:
             self.off()
             self._led.close()
-
-    def __enter__(self) -> "StatusLED":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

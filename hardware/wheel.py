@@ -29,6 +29,7 @@ from typing import Callable
 from gpiozero import AngularServo
 from gpiozero.pins import Factory
 
+from hardware.device import Device
 from hardware.timing import Scheduler, Steps
 
 #: One step per servo frame (the servo takes a new position every 20 ms anyway).
@@ -50,7 +51,7 @@ def step_angles(start: float, target: float, *, speed: float, step_s: float = ST
     return [round(start + delta * k / n, 4) for k in range(1, n + 1)]
 
 
-class Wheel:
+class Wheel(Device):
     """A stepped, self-detaching ``AngularServo``.
 
     Actions run on *scheduler*: :meth:`turn_to` sets the first step at once
@@ -150,14 +151,8 @@ class Wheel:
             self._target = self._angle
             self._detach()
 
-    def close(self) -> None:
-        """Detach and release the pin. Safe to call twice."""
+    def _release(self) -> None:
+        """Detach and release the pin."""
         with self._lock:
             self.detach()
             self._servo.close()
-
-    def __enter__(self) -> "Wheel":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

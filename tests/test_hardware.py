@@ -408,6 +408,32 @@ def test_close_darkens_detaches_silences_and_releases_every_pin():
         board.update(view())
 
 
+def test_every_part_of_the_board_is_a_device_closed_once_whoever_closes_it():
+    """Each part holds pins as a :class:`hardware.device.Device`: closed by the board, by a ``with``
+    block or by two threads at once, it releases them once."""
+    from hardware.device import Device
+
+    with Board(CFG, on_event=print, pin_factory=mock_factory(), scheduler=ManualScheduler()) as board:
+        parts = [board.leds, board.status, board.wheel, board.buzzer, board.buttons]
+        assert all(isinstance(p, Device) and not p.closed for p in parts + [board])
+    assert board.closed and all(p.closed for p in parts)
+
+    released = []
+
+    class Slow(Device):
+        def _release(self) -> None:
+            time.sleep(0.05)
+            released.append(1)
+
+    slow = Slow()
+    closers = [threading.Thread(target=slow.close) for _ in range(4)]
+    for t in closers:
+        t.start()
+    for t in closers:
+        t.join()
+    assert released == [1] and slow.closed
+
+
 def test_pins_in_use_by_another_board_are_refused_and_the_partial_board_released():
     factory, clock = mock_factory(), ManualScheduler()
     with Board(CFG, on_event=print, pin_factory=factory, scheduler=clock):
@@ -500,7 +526,7 @@ def test_manual_clock_refuses_to_go_backwards():
         ManualScheduler().advance(-1)
 
 
-@pytest.mark.parametrize("module", ["timing", "config", "pins", "leds", "wheel", "buttons", "buzzer", "board"])
+@pytest.mark.parametrize("module", ["timing", "config", "pins", "device", "leds", "wheel", "buttons", "buzzer", "board"])
 def test_docstring_examples(module):
     """The modules' examples run here too, since `make test` collects only tests/."""
     result = doctest.testmod(importlib.import_module(f"hardware.{module}"))
