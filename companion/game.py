@@ -70,6 +70,9 @@ QH, KH = Card.parse("QH"), Card.parse("KH")
 PAIR_CALLS = {"QS-JD": frozenset(Card.parse(c) for c in ("QS", "JD")), "TD-2S": frozenset(Card.parse(c) for c in ("TD", "2S"))}
 
 PHASES = ("setup", "widow", "claims", "calls", "poker", "run", "between", "showdown", "over")
+CARD_PHASES = ("claims", "calls", "poker", "run", "showdown")
+"""The phases in which a card laid on the table is a play, a call, a claim or a shown hand; in the
+others (setup, the widow, between hands, over) it means nothing to the record."""
 
 
 class Movement(NamedTuple):

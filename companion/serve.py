@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.config import Config, ConfigError
+from companion.game import CARD_PHASES
 from companion.store import DAMAGED_HINT, DamagedStore
 from companion.table import LOST, NO_PICTURE, READING, Table
 from vision.detection import Detection
@@ -31,8 +32,6 @@ from vision.zones import CENTRE, ZoneMap
 
 log = logging.getLogger(__name__)
 
-CAMERA_PHASES = {"run": "run", "calls": "calls", "poker": "poker", "showdown": "showdown", "claims": "claims"}
-"""Game phases in which cards laid on the table mean something, and how the tracker's mapper calls them."""
 
 
 def cards_on_table(view: dict[str, Any]) -> set[str]:
@@ -96,7 +95,7 @@ class TableLoop:
             self.board.update(view)
 
     def _sync_phase(self, view: dict[str, Any]) -> None:
-        phase = CAMERA_PHASES.get(view["phase"])
+        phase = view["phase"] if view["phase"] in CARD_PHASES else None
         self.active = phase is not None
         if phase is not None and phase != self.mapper.phase:
             for event in self.mapper.set_phase(phase):

@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 
 from companion.cards import JOKER_CODE, Card
+from companion.game import CARD_PHASES, PHASES
 from vision.detection import Detection
 from vision.sources import Frame
 from vision.zones import CENTRE, AnchoredZones, ZoneMap
@@ -572,9 +573,6 @@ def watch(
         yield frame, tracker.update(detections, zone_map=zone_map, frame_index=frame.index, changes=changes)
 
 
-PHASES = ("run", "calls", "poker", "showdown", "claims")
-QUIET_PHASES = ("setup", "widow", "between", "over")
-"""Game phases (``companion.game``) in which a card on the table means nothing to the record."""
 
 
 class RecordMapper:
@@ -601,8 +599,8 @@ class RecordMapper:
 
     @staticmethod
     def _check(phase: str) -> None:
-        if phase not in PHASES + QUIET_PHASES:
-            raise ValueError(f"unknown phase {phase!r}; expected one of {', '.join(PHASES + QUIET_PHASES)}")
+        if phase not in PHASES:
+            raise ValueError(f"unknown phase {phase!r}; expected one of {', '.join(PHASES)}")
 
     def set_phase(self, phase: str) -> list[dict]:
         """Switch phase (or call: the same phase again), sending the shows still pending first."""
@@ -618,7 +616,7 @@ class RecordMapper:
                 if e.seat in self._pending and e.code in self._pending[e.seat][0]:
                     self._pending[e.seat][0].remove(e.code)
                 continue
-            if e.uncertain or e.seat is None or e.seat == CENTRE or self.phase in QUIET_PHASES:
+            if e.uncertain or e.seat is None or e.seat == CENTRE or self.phase not in CARD_PHASES:
                 continue
             if self.phase == "run":
                 if e.code == JOKER_CODE:  # Bonanza: a Joker never shown is laid aside, not played
