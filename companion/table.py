@@ -171,17 +171,13 @@ class Table:
             return self._changed()
 
     def start(self, game_event: Mapping[str, Any]) -> dict[str, Any]:
-        """Begin a new game. A game already stored is first archived as a
-        JSON Lines record beside the store, so that nothing is ever lost."""
+        """Begin a new game. A game already stored is first archived (:meth:`_archive`), so that
+        nothing is ever lost."""
         ev = as_event(game_event)
         if not isinstance(ev, NewGame):
             raise RecordError("a new game starts with a game line")
         with self._lock:
-            if len(self.store):
-                stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-                archive = self.store.path.with_name(f"{self.store.path.stem}-{stamp}.jsonl")
-                archive.write_text(self.export_jsonl(), encoding="utf-8")
-                log.info("archived the previous game to %s", archive)
+            self._archive()
             fresh = Game()
             fresh.push(ev, line=1)
             self.store.replace([ev.to_dict()])
@@ -198,7 +194,8 @@ class Table:
 
     def replace_from_jsonl(self, text: str) -> dict[str, Any]:
         """Import a record: every line is checked first, and the first that the
-        referee refuses is named; on any error nothing changes."""
+        referee refuses is named; on any error nothing changes.  The game it
+        replaces is archived first (:meth:`_archive`)."""
         events = import_jsonl(io.StringIO(text))
         if not events:
             raise RecordError("the record is empty")
@@ -209,12 +206,25 @@ class Table:
             except ValueError as exc:
                 raise RecordError(f"line {number}: {exc}") from None
         with self._lock:
+            self._archive()
             self.store.replace(events)
             self.game = game
             self._pending.clear()
             self._settled.clear()
             self._notice = None
             return self._changed()
+
+    def _archive(self) -> None:
+        """Keep the stored game, if any, as a JSON Lines record beside the store before it is
+        replaced (a new game, an import): ``<store>-<UTC time>.jsonl``, never over another."""
+        if not len(self.store):
+            return
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        archive, n = self.store.path.with_name(f"{self.store.path.stem}-{stamp}.jsonl"), 2
+        while archive.exists():
+            archive, n = self.store.path.with_name(f"{self.store.path.stem}-{stamp}-{n}.jsonl"), n + 1
+        archive.write_text(self.export_jsonl(), encoding="utf-8")
+        log.info("archived the previous game to %s", archive)
 
     # ------------------------------------------------- uncertain camera reads
 

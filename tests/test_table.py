@@ -95,6 +95,17 @@ def test_a_new_game_archives_the_old_one(table: Table) -> None:
     assert len(archived) == 1 and len(archived[0].read_text().splitlines()) == len(OPENING)
 
 
+def test_games_replaced_within_a_second_are_each_archived(table: Table) -> None:
+    """A new game and an import a moment apart: one archive policy, and no archive written over another."""
+    first = table.export_jsonl()
+    table.start({**GAME, "variant": "tripoley"})
+    second = table.export_jsonl()
+    table.replace_from_jsonl(first)
+    table.replace_from_jsonl(second)
+    kept = sorted(p.read_text() for p in table.store.path.parent.glob("game-*.jsonl"))
+    assert kept == sorted([first, second, first])
+
+
 def test_import_checks_every_line_first(table: Table) -> None:
     exported = table.export_jsonl()
     bad = exported + json.dumps({"type": "play", "player": "Zed", "card": "5H"}) + "\n"

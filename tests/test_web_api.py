@@ -465,7 +465,7 @@ def test_export_and_import_round_trip(started, tmp_path):
     r = client.post("/api/import", data=record.encode(), headers={**headers, "Content-Type": "application/jsonl"})
     assert r.status_code == 200, r.json
     assert r.json["dealer"] == "Bob"
-    kept = list((tmp_path / "data").glob("replaced-*-import.jsonl"))
+    kept = list(tmp_path.glob("game-*.jsonl"))   # archived beside the store, as a new game's is
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == record
 
 

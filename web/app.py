@@ -325,17 +325,11 @@ def create_app(
         return bool(view.get("players"))
 
     def import_game(text: str) -> Response:
-        """Replace the game with the record ``text`` (checked first); the old record is kept in the data folder."""
-        previous = table.export_jsonl() if has_game(table.view()) else None
+        """Replace the game with the record ``text`` (checked first); the table archives the old one."""
         try:
             table.replace_from_jsonl(text)
         except ValueError as e:
             return api_error(422, str(e))
-        if previous is not None and data_path is not None:
-            data_path.mkdir(parents=True, exist_ok=True)
-            kept = data_path / f"replaced-{time.strftime('%Y%m%d-%H%M%S')}-import.jsonl"
-            kept.write_text(previous, encoding="utf-8")
-            log.info("kept the replaced game as %s", kept)
         return jsonify(table.view())
 
     def page(template: str, **context: Any) -> str:
