@@ -15,14 +15,13 @@ companion.config.ConfigError: camera.fps must be a number above 0 and at most 60
 
 from __future__ import annotations
 
-import os
-import tempfile
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from companion.events import parse_event
+from companion.store import write_whole
 
 DEFAULT_DATA_DIR = Path("~/.local/share/table-companion").expanduser()
 ZONES_FILE = "zones.toml"
@@ -233,18 +232,7 @@ class Config:
             "[zones]",
             *(f"{_toml_key(seat)} = [{', '.join(f'[{x:.1f}, {y:.1f}]' for x, y in poly)}]" for seat, poly in zones.items()),
         ]
-        target = self.zones_path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write("\n".join(lines) + "\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        write_whole(self.zones_path, "\n".join(lines) + "\n")
 
 
 def _read_toml(path: Path, what: str) -> dict[str, Any]:

@@ -593,19 +593,24 @@ def export_jsonl(store: EventStore, file: str | os.PathLike[str] | IO[str]) -> i
     if not isinstance(file, (str, os.PathLike)):
         file.writelines(lines)
         return len(lines)
-    target = Path(file)
+    write_whole(Path(file), "".join(lines))
+    return len(lines)
+
+
+def write_whole(target: Path, text: str) -> None:
+    """Write ``text`` (UTF-8, newlines as they are) to ``target`` whole or not at all: a new file beside
+    it, flushed to disk, then renamed over it, so that a pulled plug leaves the old file or the new."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.writelines(lines)
+            out.write(text)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    return len(lines)
 
 
 def import_jsonl(file: str | os.PathLike[str] | IO[str]) -> list[dict[str, Any]]:

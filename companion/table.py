@@ -37,7 +37,7 @@ from companion.cards import Card
 from companion.errors import RecordError
 from companion.events import Event, NewGame, as_event
 from companion.game import Game
-from companion.store import DamagedStore, EventStore, canonical_json, import_jsonl, open_store, set_aside
+from companion.store import DamagedStore, EventStore, canonical_json, import_jsonl, open_store, set_aside, write_whole
 
 log = logging.getLogger(__name__)
 
@@ -223,7 +223,7 @@ class Table:
         archive, n = self.store.path.with_name(f"{self.store.path.stem}-{stamp}.jsonl"), 2
         while archive.exists():
             archive, n = self.store.path.with_name(f"{self.store.path.stem}-{stamp}-{n}.jsonl"), n + 1
-        archive.write_text(self.export_jsonl(), encoding="utf-8")
+        write_whole(archive, self.export_jsonl())
         log.info("archived the previous game to %s", archive)
 
     # ------------------------------------------------- uncertain camera reads
