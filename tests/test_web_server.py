@@ -7,6 +7,7 @@ read.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -31,20 +32,29 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[int, object]]:
-    table = Table.open(tmp_path / "game.sqlite")
+@contextlib.contextmanager
+def serving(folder: Path) -> Iterator[tuple[int, object, Table]]:
+    """A game served by waitress on a free port, 4 stream slots, 2 an address: (port, app, table)."""
+    table = Table.open(folder / "game.sqlite")
     table.submit(GAME)
-    app = create_app(table, config=WebConfig(pin="246813"), data_dir=tmp_path, max_streams=4, streams_per_client=2)
+    app = create_app(table, config=WebConfig(pin="246813"), data_dir=folder, max_streams=4, streams_per_client=2)
     port = free_port()
     server = make_server(app, host="127.0.0.1", port=port)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    yield port, app
-    stream_hub(app).stop()
-    server.close()
-    thread.join(timeout=5)
-    table.close()
+    try:
+        yield port, app, table
+    finally:
+        stream_hub(app).stop()
+        server.close()
+        thread.join(timeout=5)
+        table.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[int, object]]:
+    with serving(tmp_path) as (port, app, _):
+        yield port, app
 
 
 def open_stream(port: int, source: str) -> tuple[socket.socket, int, bytes]:
@@ -135,14 +145,7 @@ def test_a_change_is_encoded_once_for_every_open_stream(tmp_path: Path, monkeypa
     encoded: list[int] = []
     real = web.app._sse
     monkeypatch.setattr(web.app, "_sse", lambda view: encoded.append(view["version"]) or real(view))
-    table = Table.open(tmp_path / "game.sqlite")
-    table.submit(GAME)
-    app = create_app(table, config=WebConfig(pin="246813"), data_dir=tmp_path, max_streams=4, streams_per_client=2)
-    port = free_port()
-    server = make_server(app, host="127.0.0.1", port=port)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
+    with serving(tmp_path) as (port, _, table):
         streams = [open_stream(port, source)[0] for source in ("127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.3")]
         wait_for(lambda: len(encoded) == 4, 5)  # each stream's first view, its own
         encoded.clear()
@@ -153,8 +156,3 @@ def test_a_change_is_encoded_once_for_every_open_stream(tmp_path: Path, monkeypa
                 received += s.recv(65536)
             s.close()
         assert encoded == [view["version"]]  # before: one encoding per stream
-    finally:
-        stream_hub(app).stop()
-        server.close()
-        thread.join(timeout=5)
-        table.close()
