@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from server_helpers import flip_bytes
 
 from companion.cli import main
 from companion.store import (
@@ -132,9 +133,7 @@ def test_a_missing_or_damaged_source_is_one_line_and_writes_nothing(
     if damage == "empty":
         source.write_bytes(b"")
     elif damage == "flipped":
-        data = bytearray(source.read_bytes())
-        data[8192:8200] = bytes(b ^ 0xFF for b in data[8192:8200])
-        source.write_bytes(bytes(data))
+        flip_bytes(source)
     elif damage == "log deleted":
         data = bytearray(source.read_bytes())
         data[60:64] = (1).to_bytes(4, "big")  # marked open, as a store the power cut left with its -wal
@@ -154,9 +153,7 @@ def test_a_missing_or_damaged_source_is_one_line_and_writes_nothing(
 def test_a_flipped_source_raises_damaged_store(tmp_path: Path) -> None:
     source = tmp_path / "game.sqlite"
     _closed_store(source, 300)
-    data = bytearray(source.read_bytes())
-    data[8192:8200] = bytes(b ^ 0xFF for b in data[8192:8200])
-    source.write_bytes(bytes(data))
+    flip_bytes(source)
     with pytest.raises(DamagedStore):
         backup_store(source, tmp_path / "backup.sqlite")
 

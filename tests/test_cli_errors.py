@@ -3,18 +3,16 @@ nothing that says it is running; a missing camera is one warning and the table g
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+from server_helpers import free_port, view_when
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,27 +87,14 @@ def test_serve_on_a_busy_port_exits_before_it_says_it_serves(tmp_path: Path, bus
     assert "scoreboard at" not in result.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_serve_without_a_camera_warns_once_and_serves_the_table(tmp_path: Path) -> None:
     """``picamera`` on a machine without one (the default on a fresh Pi with no camera plugged in)."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--config",
                              str(write_config(tmp_path, port=port, source="picamera"))],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    view = None
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (view is None or view["camera"] is None):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
-                    view = json.load(r)
-            except OSError:
-                time.sleep(0.2)
+        view = view_when(port, lambda view: view["camera"] is not None, seconds=60, timeout=2)
         assert view is not None and view["camera"] == "no-picture" and view["players"]
     finally:
         proc.send_signal(signal.SIGINT)

@@ -2,7 +2,6 @@
 
 import json
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -11,6 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from server_helpers import free_port
 
 from companion.demo import DemoTable
 from companion.table import Table
@@ -32,12 +32,6 @@ def test_a_simulated_hand_read_by_the_camera_ends_with_the_simulations_balances(
     assert state["balances"] == truth and state["hands"] == 1
     assert state["over"] and state["phase"] == "over"  # the showdown ended the game, as the console says
     assert state["camera"] == "reading" and not any(state["board"].values())
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _plays(store: Path) -> list[str]:
@@ -71,7 +65,7 @@ def test_serve_killed_mid_hand_resumes_without_replaying_anything(tmp_path: Path
             {"type": "next"},
         ]:
             table.submit(event)
-    port = _free_port()
+    port = free_port()
     config = tmp_path / "config.toml"
     config.write_text(
         f'data_dir = "{tmp_path}"\n[camera]\nsource = "demo"\nfps = 10\n'

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from server_helpers import flip_bytes
 
 from companion.store import (
     DamagedStore,
@@ -421,12 +422,11 @@ def _store_with(path: Path, n: int) -> None:
 def test_flipped_bytes_are_refused_as_damage_not_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "game.sqlite"
     _store_with(path, 300)
-    data = bytearray(path.read_bytes())
-    data[8192:8200] = bytes(b ^ 0xFF for b in data[8192:8200])
-    path.write_bytes(bytes(data))
+    flip_bytes(path)
+    damaged = path.read_bytes()
     with pytest.raises(DamagedStore, match="is damaged"):
         open_store(path)
-    assert path.read_bytes() == bytes(data)
+    assert path.read_bytes() == damaged
     cli = subprocess.run([sys.executable, "-m", "companion", "web", "--record", str(path)], capture_output=True,
                          text=True, timeout=60, cwd=Path(__file__).parents[1])
     assert cli.returncode == 2 and "Traceback" not in cli.stderr and "is damaged" in cli.stderr

@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
+from server_helpers import free_port, view_when
+
 ROOT = Path(__file__).parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_companion_web_serves_a_record_and_stops_on_interrupt(tmp_path):
@@ -27,14 +21,7 @@ def test_companion_web_serves_a_record_and_stops_on_interrupt(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "companion", "web", "--record", str(record), "--port", str(port)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        view = None
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=1) as r:
-                    view = json.load(r)
-                break
-            except OSError:
-                time.sleep(0.1)
+        view = view_when(port)
         assert view is not None and view["variant"] == "tripoley" and view["balances"] == {"Ann": 30, "Bob": 30}
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
             assert r.headers["Server"] == "table-companion"  # waitress, not Flask's debug server
@@ -67,14 +54,7 @@ def test_companion_web_says_how_to_go_on_from_a_damaged_store_and_does_so(tmp_pa
     proc = subprocess.Popen([sys.executable, "-m", "companion", "web", "--record", str(record), "--port", str(port),
                              "--new-game"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        view = None
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=1) as r:
-                    view = json.load(r)
-                break
-            except OSError:
-                time.sleep(0.1)
+        view = view_when(port)
         assert view is not None and view["phase"] == "none"
     finally:
         proc.send_signal(signal.SIGINT)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_helpers import free_port
 
 from companion.table import Table
 from web.app import create_app, stream_hub
@@ -24,12 +25,6 @@ from web.cli import make_server
 from web.config import WebConfig
 
 GAME = {"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextlib.contextmanager

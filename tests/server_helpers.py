@@ -1,0 +1,43 @@
+"""What the tests of a running companion share: a free port, its state once it answers, a damaged store."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (free when asked)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def view_when(port: int, ready: Callable[[dict[str, Any]], bool] = lambda view: True, *, seconds: float = 10.0,
+              timeout: float = 1.0) -> dict[str, Any] | None:
+    """``/api/state`` of the server starting on ``port``, asked again until ``ready`` says so or
+    ``seconds`` pass: the last view it gave (None if it never answered)."""
+    deadline, view = time.monotonic() + seconds, None
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=timeout) as r:
+                view = json.load(r)
+            if ready(view):
+                return view
+        except OSError:
+            pass
+        time.sleep(0.1)
+    return view
+
+
+def flip_bytes(path: Path, at: int = 8192, count: int = 8) -> None:
+    """Damage a file as a failing card does: ``count`` bytes from ``at`` inverted (inside the second
+    4 KiB page of an SQLite store, past its header)."""
+    data = bytearray(path.read_bytes())
+    data[at:at + count] = bytes(b ^ 0xFF for b in data[at:at + count])
+    path.write_bytes(bytes(data))
