@@ -31,7 +31,7 @@ test: $(STAMP) /usr/bin/chromium /usr/share/fonts/opentype/noto/NotoSansCJK-Regu
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: $(STAMP)
-	$(BIN)/python -m companion.bench
+	$(BIN)/python -m companion.app.bench
 
 bench-vision: $(STAMP)
 	$(BIN)/python scripts/bench_vision.py

@@ -2,6 +2,6 @@
 
 import sys
 
-from companion.cli import main
+from companion.app.cli import main
 
 sys.exit(main())

@@ -18,8 +18,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from companion.events import NewGame, parse_line
-from companion.game import Game
+from companion.rules.events import NewGame, parse_line
+from companion.rules.game import Game
 
 
 class UnreadableRecord(ValueError):

@@ -38,7 +38,6 @@ import itertools
 import json
 import logging
 import os
-import re
 import sqlite3
 import tempfile
 import threading
@@ -46,6 +45,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Callable, Iterable, Protocol, runtime_checkable
+
+from companion.rules.events import MAX_JSON_DEPTH, json_depth
 
 __all__ = [
     "EventStore",
@@ -60,7 +61,6 @@ __all__ = [
     "canonical_json",
     "export_jsonl",
     "import_jsonl",
-    "json_depth",
     "open_store",
     "set_aside",
 ]
@@ -121,28 +121,6 @@ def canonical_json(event: Any) -> str:
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
         raise StoreError(f"event cannot be stored as JSON: {exc}") from None
     return text
-
-
-MAX_JSON_DEPTH = 32
-"""Nesting deeper than any event needs; checked before parsing (deep nesting would exhaust Python's stack)."""
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_JSON_BRACKET = re.compile(r"[\[\]{}]")
-
-
-def json_depth(text: str) -> int:
-    """How deeply the arrays and objects of the JSON ``text`` nest (brackets inside strings do not count).
-
-    >>> json_depth('{"a": [1, {"b": "[[["}]}')
-    3
-    """
-    depth = deepest = 0
-    for bracket in _JSON_BRACKET.finditer(_JSON_STRING.sub('""', text)):
-        if bracket.group() in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
 
 
 def _parse_event(text: str, where: str) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """One game at one table: the referee, its durable record, and who is watching.
 
 The camera loop, the referee page and the board's buttons all hand events to
-the same :class:`Table`; it applies each to the :class:`~companion.game.Game`,
+the same :class:`Table`; it applies each to the :class:`~companion.rules.game.Game`,
 writes it to the store *before* answering, and tells every watcher (the
 scoreboard's event stream, the board's LEDs) about the new view. A refused
 event changes nothing, neither the game nor the store.
@@ -15,7 +15,7 @@ event changes nothing, neither the game nor the store.
 >>> table.submit({"type": "bet", "player": "Ann", "chips": 3})
 Traceback (most recent call last):
 ...
-companion.errors.WrongPhase: a bet does not belong in the setup phase: deal first
+companion.rules.errors.WrongPhase: a bet does not belong in the setup phase: deal first
 >>> len(table.store)
 1
 """
@@ -33,10 +33,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from companion.cards import Card
-from companion.errors import RecordError
-from companion.events import Event, NewGame, as_event
-from companion.game import Game
+from companion.rules.cards import Card
+from companion.rules.errors import RecordError
+from companion.rules.events import Event, NewGame, as_event
+from companion.rules.game import Game
 from companion.store import DamagedStore, EventStore, canonical_json, import_jsonl, open_store, set_aside, write_whole
 
 log = logging.getLogger(__name__)
@@ -270,7 +270,7 @@ class Table:
 
     def settle(self, player: str, candidates: list[str]) -> str | None:
         """The one card among an unsure read's ``candidates`` that ``player``
-        may legally lay in the run now (:meth:`companion.game.Game.settle`), or None.
+        may legally lay in the run now (:meth:`companion.rules.game.Game.settle`), or None.
 
         A settled read is listed in the view's ``settled``, so the referee sees
         that the game, not a person, chose the card.

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from companion.cards import ALL_CODES
+from companion.rules.cards import ALL_CODES
 from models.decks import Deck
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, PATCH_SHAPE, extract_patch, rotate_180
 from vision.render import STYLES, table_background

@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.cards import ALL_CODES
+from companion.rules.cards import ALL_CODES
 
 CACHE = Path(__file__).resolve().parent / "cache" / "faces"
 FACE_HEIGHT = 420

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.cards import ALL_CODES
+from companion.rules.cards import ALL_CODES
 from models.data import (CH, CW, NONE, RESTYLED, FacePyramid, Patches, Synth, _box_mask, _card_under, _composite,
                          _cover, _draw_chips, _none, _photometric, _photometric_light, boxed_photos, card_homography,
                          crop_homography, drawn, jitter)

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.replay import UnreadableRecord, describe, replay_file  # noqa: E402
-from companion.simulate import SimulatedTable  # noqa: E402
+from companion.app.simulate import SimulatedTable  # noqa: E402
 from companion.table import Table  # noqa: E402
 from web.app import create_app  # noqa: E402
 from web.config import WebConfig  # noqa: E402

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/make_examples.py [--check]
 
-The records are whole simulated games (``companion.simulate``: two hands and
+The records are whole simulated games (``companion.app.simulate``: two hands and
 the end-of-game showdown, four players), so ``companion replay`` and
 ``companion web --record`` have something real to show. The photos are
 tables drawn by the demo's renderer (``vision.render``) with their
@@ -24,7 +24,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.simulate import SimulatedTable  # noqa: E402
+from companion.app.simulate import SimulatedTable  # noqa: E402
 from companion.store import canonical_json  # noqa: E402
 from vision.render import PlacedCard, draw_hand, render_scene  # noqa: E402
 

@@ -51,7 +51,7 @@ def latency(fps: float, skip_still: bool) -> list[float]:
     import cv2
     from waitress import create_server
 
-    from companion.serve import CameraWorker, LatestFrame, TableLoop
+    from companion.app.serve import CameraWorker, LatestFrame, TableLoop
     from companion.table import Table
     from vision.recognizer import Recognizer
     from vision.still import StillFrames, TableChanges

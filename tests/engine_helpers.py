@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.game import Game
+from companion.rules.game import Game
 
 FOUR = ("Ann", "Bob", "Cy", "Dee")
 NINE = ("A", "B", "C", "D", "E", "F", "G", "H", "I")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from server_helpers import flip_bytes
 
-from companion.cli import main
+from companion.app.cli import main
 from companion.store import (
     DamagedStore,
     StoreError,

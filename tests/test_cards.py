@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.cards import ALL_CODES, JOKER, RANKS, SUITS, Card, CardError, parse_cards, standard_deck
+from companion.rules.cards import ALL_CODES, JOKER, RANKS, SUITS, Card, CardError, parse_cards, standard_deck
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cards import ALL_CODES
+from companion.rules.cards import ALL_CODES
 from vision.classifier import (CARD_SIZE, CLASSES, FACE_BOX, FACE_SHAPE, PATCH_SHAPE, CardClassifier, FaceReader,
                                ModelError, PatchError, corner_to_card, extract_faces, extract_patch, extract_patches,
                                rotate_180)

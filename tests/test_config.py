@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.config import Config, ConfigError
-from companion.serve import LatestFrame
+from companion.app.config import Config, ConfigError
+from companion.app.serve import LatestFrame
 from vision.zones import ZoneMap
 from web.camera import ZonesNotSaved
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.demo import DemoTable
+from companion.app.demo import DemoTable
 from companion.table import Table
 
 
@@ -27,7 +27,7 @@ def _demo(table: Table, seed: int) -> DemoTable:
 
 def _truth(seed: int, hands: int) -> dict[str, int]:
     """The balances of the demo's game: ``hands`` hands and the showdown that ends it."""
-    from companion.simulate import SimulatedTable
+    from companion.app.simulate import SimulatedTable
 
     sim = SimulatedTable("bonanza", ("Ann", "Bob", "Cy"), seed=seed)
     for _ in sim.play(hands=hands, showdown=True):
@@ -50,7 +50,7 @@ def test_a_stopped_demo_goes_on_from_its_stored_game(tmp_path: Path, stop_at: in
 
 
 def test_a_demo_says_why_it_cannot_go_on_with_another_shuffle(tmp_path: Path) -> None:
-    from companion.demo import CannotResume
+    from companion.app.demo import CannotResume
 
     with Table.open(tmp_path / "demo.sqlite") as table:
         demo = _demo(table, seed=7)
@@ -63,7 +63,7 @@ def test_a_demo_says_why_it_cannot_go_on_with_another_shuffle(tmp_path: Path) ->
 
 
 def test_demo_data_keeps_its_shuffle_for_the_next_run(tmp_path: Path) -> None:
-    from companion.demo import CannotResume, _shuffle
+    from companion.app.demo import CannotResume, _shuffle
 
     seed = _shuffle(tmp_path, None, resuming=False)
     assert _shuffle(tmp_path, None, resuming=True) == seed == _shuffle(tmp_path, seed, resuming=True)

@@ -72,7 +72,7 @@ def _example() -> dict:
 
 def test_the_service_can_write_where_the_zones_are_saved() -> None:
     """The camera page saves zones to data_dir/zones.toml: under ProtectSystem=strict only the StateDirectory is writable."""
-    from companion.config import Config
+    from companion.app.config import Config
 
     service = _unit()["Service"]
     config = Config.load(DEPLOY / "config.example.toml")
@@ -112,7 +112,7 @@ def test_example_web_section_loads() -> None:
 
 
 def test_example_game_section_loads() -> None:
-    variants = pytest.importorskip("companion.variants")
+    variants = pytest.importorskip("companion.rules.variants")
     game = _example()["game"]
     variants.variant_class(game["variant"])(options=game["options"])
     assert 2 <= len(game["players"]) <= 9 and len(set(game["players"])) == len(game["players"]) and game["chips"] >= 1

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.game import replay
-from companion.variants import OPTION_VALUES, VARIANTS
+from companion.rules.game import replay
+from companion.rules.variants import OPTION_VALUES, VARIANTS
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -129,7 +129,7 @@ def test_the_record_example_replays_to_the_summary_shown() -> None:
 
 
 def test_the_record_doc_names_every_event_type_and_summary_key() -> None:
-    from companion.events import EVENT_TYPES
+    from companion.rules.events import EVENT_TYPES
 
     text = (DOCS / "record.md").read_text(encoding="utf-8")
     for kind in EVENT_TYPES:

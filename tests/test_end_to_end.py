@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from server_helpers import free_port
 
-from companion.demo import DemoTable
+from companion.app.demo import DemoTable
 from companion.table import Table
 from web.app import create_app
 from web.config import WebConfig

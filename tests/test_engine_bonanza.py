@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from engine_helpers import feed, new_game, play, plays, show
 
-from companion import errors
-from companion.cards import parse_cards
-from companion.game import Game
-from companion.poker import best_sequence, rank_hand
+from companion.rules import errors
+from companion.rules.cards import parse_cards
+from companion.rules.game import Game
+from companion.rules.poker import best_sequence, rank_hand
 
 start = partial(new_game, "bonanza")
 

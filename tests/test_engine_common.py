@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from engine_helpers import feed, new_game, play, show
 
-from companion import errors
-from companion.errors import RecordError, RuleError
-from companion.game import Game, replay
+from companion.rules import errors
+from companion.rules.errors import RecordError, RuleError
+from companion.rules.game import Game, replay
 
 start = new_game
 

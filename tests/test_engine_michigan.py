@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from engine_helpers import feed, new_game, play, plays, show
 
-from companion import errors
-from companion.errors import RecordError
-from companion.game import Game
+from companion.rules import errors
+from companion.rules.errors import RecordError
+from companion.rules.game import Game
 
 start = partial(new_game, "michigan-1939")
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from engine_helpers import feed, new_game, play
 
-from companion import errors
-from companion.game import Game
+from companion.rules import errors
+from companion.rules.game import Game
 
 start = partial(new_game, "tripoley")
 

@@ -6,8 +6,8 @@ from collections import Counter
 
 from hypothesis import assume, given, strategies as st
 
-from companion.game import Game, final_standings
-from companion.simulate import SimulatedTable
+from companion.rules.game import Game, final_standings
+from companion.app.simulate import SimulatedTable
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo", "Gus", "Hal", "Ida"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from engine_helpers import NEXT, feed, new_game, play
 
-from companion.cards import Card, parse_cards
-from companion.game import Game
-from companion.legal import Betting, Close, LayAside, NextCard, NextDeal, PassTurn, Reopen, ShowCards, Showdown, WidowChoice, summary
+from companion.rules.cards import Card, parse_cards
+from companion.rules.game import Game
+from companion.rules.legal import Betting, Close, LayAside, NextCard, NextDeal, PassTurn, Reopen, ShowCards, Showdown, WidowChoice, summary
 
 FOUR = ("Ann", "Bob", "Cy", "Dee")
 EVERY = frozenset("SHDC")

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.serve import CameraWorker, LatestFrame, TableLoop, cards_on_table
+from companion.app.serve import CameraWorker, LatestFrame, TableLoop, cards_on_table
 from companion.table import Table
 from hardware.board import Board
 from hardware.config import BoardConfig
@@ -120,7 +120,7 @@ def in_run(table: Table) -> Table:
 
 def test_an_unsure_read_with_one_legal_candidate_is_settled_as_it(in_run: Table, caplog: pytest.LogCaptureFixture) -> None:
     loop = TableLoop(in_run)
-    with caplog.at_level("INFO", logger="companion.serve"):
+    with caplog.at_level("INFO", logger="companion.app.serve"):
         loop.handle([unsure("Cy", "7D", "7H")], 5)  # Cy may not reopen (only Bob may): 7D is no legal card for him
     assert in_run.view()["run"]["played"]["Cy"] == ["7H"] and in_run.view()["pending"] == []
     assert loop.settled == [("Cy", "7H")] and loop.applied == [{"type": "play", "player": "Cy", "card": "7H"}]
@@ -301,7 +301,7 @@ def test_a_camera_that_cannot_be_opened_is_no_picture_once_and_the_worker_goes_o
     states: list[str] = []
     worker = CameraWorker(missing(), lambda image: [], Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
                           on_events=lambda events, index: None, on_camera=states.append, lost_after_s=0.1)
-    with caplog.at_level(logging.INFO, logger="companion.serve"):
+    with caplog.at_level(logging.INFO, logger="companion.app.serve"):
         worker.start()
         time.sleep(1.3)  # the watch wakes once a second: it must not report the camera again
         worker.stop()

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import main
-from companion.markers import MarkerSheetError, sheet_svg
+from companion.app.cli import main
+from vision.markers import MarkerSheetError, sheet_svg
 
 
 def rasterise(svg: str, px_per_mm: float = 4.0) -> np.ndarray:

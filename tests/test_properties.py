@@ -1,7 +1,7 @@
 """Properties of the engine over random simulated games (hypothesis).
 
 Every variant, 2 to 9 players, real shuffled hands played legally by
-:class:`companion.simulate.SimulatedTable`: chips are conserved after every
+:class:`companion.app.simulate.SimulatedTable`: chips are conserved after every
 event, ``pop`` undoes any ``push`` exactly, junk is refused without a trace,
 and a record survives the stores and replays to the same summary.
 """
@@ -19,12 +19,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.cards import standard_deck
-from companion.cli import main
-from companion.game import Game, replay
-from companion.simulate import SimulatedTable
+from companion.rules.cards import standard_deck
+from companion.app.cli import main
+from companion.rules.game import Game, replay
+from companion.app.simulate import SimulatedTable
 from companion.store import export_jsonl, open_store
-from companion.variants import variant_class
+from companion.rules.variants import variant_class
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy")
 VARIANTS = ("michigan-1939", "bonanza", "tripoley")

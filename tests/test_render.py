@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cards import ALL_CODES, CardError
+from companion.rules.cards import ALL_CODES, CardError
 from vision.render import (STYLES, PlacedCard, card_back, card_face, draw_hand, render_scene,
                            table_background)
 

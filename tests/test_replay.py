@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from companion.cli import main
+from companion.app.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 KEYS = ["variant", "hands", "phase", "balances", "board", "rejected", "flags"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from companion.markers import sheet_svg
+from vision.markers import sheet_svg
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.errors import RecordError, RuleError
+from companion.rules.errors import RecordError, RuleError
 from companion.table import Table
 
 GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}

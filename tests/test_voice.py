@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from companion import voice as voice_module
-from companion.config import VoiceConfig
+from companion.app.config import VoiceConfig
 from companion.table import Table
-from companion.voice import Espeak, EspeakMissing, Speaker, Voice, announcements, open_voice
+from companion.app.voice import Espeak, EspeakMissing, Speaker, Voice, announcements, open_voice
 from web.i18n import LANGUAGES, Catalog
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "companion" / "examples"
@@ -216,7 +216,7 @@ def test_a_failing_speaker_warns_once_and_goes_on(caplog):
         calls.append(text)
         raise RuntimeError("no sound card")
 
-    caplog.set_level(logging.DEBUG, logger="companion.voice")
+    caplog.set_level(logging.DEBUG, logger="companion.app.voice")
     with Speaker(broken) as speaker:
         for text in ("one", "two", "three"):
             speaker.speak(text)
@@ -253,9 +253,9 @@ def test_without_espeak_ng_one_warning_and_the_voice_is_off(tmp_path, monkeypatc
     with pytest.raises(EspeakMissing, match="apt install espeak-ng"):
         Espeak("en")
     table = Table.open(tmp_path / "game.sqlite")
-    with caplog.at_level(logging.WARNING, logger="companion.voice"), open_voice(VoiceConfig(enabled=True), table) as v:
+    with caplog.at_level(logging.WARNING, logger="companion.app.voice"), open_voice(VoiceConfig(enabled=True), table) as v:
         assert v is None and table.view()["voice"] is None
-    assert [r.getMessage() for r in caplog.records if r.name == "companion.voice"] == [
+    assert [r.getMessage() for r in caplog.records if r.name == "companion.app.voice"] == [
         "[voice] is enabled but espeak-ng is not installed (sudo apt install espeak-ng): the companion stays silent"]
     table.close()
 

@@ -295,7 +295,7 @@ def test_chips_must_be_a_sane_whole_number(started, chips):
 
 def test_the_forms_chip_limit_is_the_records(referee):
     """One limit for chips, the game record's: the referee's forms offer no more and the API takes no more."""
-    from companion.events import MAX_CHIPS
+    from companion.rules.events import MAX_CHIPS
     from web.events import EventError, check_event
 
     client, _ = referee
@@ -609,8 +609,8 @@ def test_zones_are_checked_then_saved(referee, camera):
 
 
 def test_zones_that_cannot_be_saved_are_refused_and_not_used(table, tmp_path):
-    from companion.config import Config
-    from companion.serve import LatestFrame
+    from companion.app.config import Config
+    from companion.app.serve import LatestFrame
     from vision.zones import ZoneMap
 
     (tmp_path / "ro").write_text("a file where the data folder should be")
@@ -700,7 +700,7 @@ def test_a_zone_map_without_a_seat_is_refused(referee, camera, zones):
 
 def test_the_voice_is_muted_and_unmuted_on_the_table(started, table):
     client, headers = started
-    table.set_voice("on")  # as companion.voice.Voice does once it can speak
+    table.set_voice("on")  # as companion.app.voice.Voice does once it can speak
     r = client.post("/api/voice", json={"muted": True}, headers=headers)
     assert r.status_code == 200 and r.json["voice"] == "muted"
     assert client.get("/api/state").json["voice"] == "muted"  # every page sees it, not only this one

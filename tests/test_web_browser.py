@@ -479,7 +479,7 @@ def test_the_referee_mutes_the_voice_and_every_page_hears_of_it(browser, server,
     page = page_of(browser)
     sign_in(page, server.url)
     expect(page.locator("#voice-row")).to_be_hidden()  # this table does not speak
-    table.set_voice("on")  # as companion.voice.Voice does once espeak-ng is found
+    table.set_voice("on")  # as companion.app.voice.Voice does once espeak-ng is found
     button = page.locator("#voice-toggle")
     expect(button).to_have_text("Mute the voice")
     button.click()

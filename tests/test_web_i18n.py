@@ -129,7 +129,7 @@ def test_negotiate(header, code):
 def test_every_expectation_the_engine_makes_is_worded_in_every_language():
     """Each kind of ``view()["expect"]`` over whole simulated games has a template in every catalog;
     the English one, where it names no card and at most one player, is the engine's own line."""
-    from companion.simulate import SimulatedTable
+    from companion.app.simulate import SimulatedTable
 
     seen: dict[str, dict] = {}
     for variant in ("michigan-1939", "bonanza", "tripoley"):

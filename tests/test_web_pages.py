@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from companion.simulate import SimulatedTable
+from companion.app.simulate import SimulatedTable
 from companion.table import Table
 from web.i18n import Catalog
 from test_web_browser import GAME, PIN, SHOTS, Server, browser, page_of, server, sign_in, table  # noqa: F401  (fixtures)

@@ -21,7 +21,7 @@ from server_helpers import free_port
 
 from companion.table import Table
 from web.app import create_app, stream_hub
-from web.cli import make_server
+from web.server import make_server
 from web.config import WebConfig
 
 GAME = {"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50}

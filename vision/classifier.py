@@ -33,7 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.cards import ALL_CODES
+from companion.rules.cards import ALL_CODES
 
 CARD_SIZE: tuple[int, int] = (250, 350)
 """The canonical upright card, (width, height) in card units (about 4 units per mm)."""

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from companion.cards import RANKS, Card, CardError
+from companion.rules.cards import RANKS, Card, CardError
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png"})
 
@@ -64,7 +64,7 @@ def parse_label(text: str) -> str:
     >>> parse_label("Z?")
     Traceback (most recent call last):
     ...
-    companion.cards.CardError: not a card: 'Z?' (a rank-only entry is a rank and '?', e.g. K?)
+    companion.rules.cards.CardError: not a card: 'Z?' (a rank-only entry is a rank and '?', e.g. K?)
     """
     t = text.strip().upper()
     if t.endswith("?"):

@@ -27,7 +27,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from companion.cards import ALL_CODES, Card
+from companion.rules.cards import ALL_CODES, Card
 
 ASSET = Path(__file__).resolve().parent / "assets" / "cards.png"
 SHEET_ORDER: tuple[str, ...] = ALL_CODES + ("back",)

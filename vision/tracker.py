@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 import cv2
 import numpy as np
 
-from companion.cards import JOKER_CODE, Card
-from companion.game import CARD_PHASES, PHASES
+from companion.rules.cards import JOKER_CODE, Card
+from companion.rules.game import CARD_PHASES, PHASES
 from vision.detection import Detection
 from vision.sources import Frame
 from vision.zones import CENTRE, AnchoredZones, ZoneMap

@@ -31,7 +31,7 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException
 
-from companion.store import MAX_JSON_DEPTH, json_depth
+from companion.rules.events import MAX_JSON_DEPTH, json_depth
 from web.camera import CameraView, ZoneError, ZonesNotSaved, validate_zones
 from web.config import WebConfig
 from web.events import MAX_CHIPS, EventError, check_event

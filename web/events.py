@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from companion.cards import Card, CardError
-from companion.events import MAX_CHIPS
-from companion.variants import OPTION_VALUES as OPTIONS
-from companion.variants import VARIANTS
+from companion.rules.cards import Card, CardError
+from companion.rules.events import MAX_CHIPS
+from companion.rules.variants import OPTION_VALUES as OPTIONS
+from companion.rules.variants import VARIANTS
 
 MAX_NAME = 24
 MAX_CARDS = 14

@@ -114,7 +114,7 @@ class Catalog:
 
     def describe(self, entry: Mapping[str, Any], group: str = "log", *, variant: str | None = None) -> str:
         """A log entry (or, with ``group="expect"``, one of the view's ``expect``
-        entries; with ``group="voice"``, an announcement of ``companion.voice``)
+        entries; with ``group="voice"``, an announcement of ``companion.app.voice``)
         in this language, by the module docstring's rule; ``variant`` is the
         game's, for the sections it names its own way (as the pages do)."""
         templates = self.data.get(group, {}).get(entry.get("kind"), [])

@@ -1,12 +1,12 @@
 """What the referee would accept next, as small frozen values.
 
-:meth:`companion.game.Game.legal_plays` answers with these, so that the
+:meth:`companion.rules.game.Game.legal_plays` answers with these, so that the
 scoreboard can say what the table waits for, the camera loop can settle an
 unsure read by the only card the game allows, and the simulator can play
 without rules of its own. Each value's ``str`` is its English line for the
 scoreboard; :meth:`to_dict` is the same for the pages, worded by ``kind``.
 
->>> from companion.cards import Card
+>>> from companion.rules.cards import Card
 >>> str(NextCard(Card.parse("5D"), ("Ann", "Bob", "Cy")))
 'Next: 5♦'
 >>> summary([NextCard(Card.parse("5D"), ("Ann", "Bob", "Cy")), Reopen(("Cy",), frozenset("SHC"), "other-suit")])
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Union
 
-from companion.cards import SUIT_SYMBOLS, SUITS, Card
+from companion.rules.cards import SUIT_SYMBOLS, SUITS, Card
 
 SYMBOL = {letter: symbol for symbol, letter in list(SUIT_SYMBOLS.items())[:4]}
 PAIR_TITLES = {"QS-JD": "Queen-Jack", "TD-2S": "Ten-Two"}

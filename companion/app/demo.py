@@ -33,16 +33,24 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from companion.config import VOICE_LANGUAGES, VoiceConfig
-from companion.serve import LatestFrame, TableLoop, cards_on_table
-from companion.simulate import SimulatedTable
+from companion.app.config import VOICE_LANGUAGES, VoiceConfig
+from companion.app.serve import LatestFrame, TableLoop, cards_on_table
+from companion.app.simulate import SimulatedTable
+from companion.app.voice import open_voice
 from companion.table import READING, Table
-from companion.voice import open_voice
+from hardware.board import Board
+from hardware.config import BoardConfig
+from hardware.pins import mock_factory
 from vision.detection import Detection
+from vision.recognizer import Recognizer
 from vision.render import PlacedCard, draw_hand, render_scene, table_background
 from vision.still import StillFrames, TableChanges
 from vision.tracker import Tracker
 from vision.zones import ZoneMap
+from web.app import create_app
+from web.config import WebConfig, WebConfigError
+from web.join import console_join
+from web.server import ListenError, listen
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +111,6 @@ class DemoTable:
         hold_frames: int = 8,
         every_frame: bool = False,
     ) -> None:
-        from vision.recognizer import Recognizer
-
         self.table = table
         self.sim = SimulatedTable(variant, players, seed=seed)
         self.rng = random.Random(seed)
@@ -363,12 +369,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace, data: Path) -> int:
-    from hardware.board import Board
-    from hardware.config import BoardConfig
-    from hardware.pins import mock_factory
-    from web.cli import ListenError
-    from web.config import WebConfigError
-
     try:
         table = Table.open(data / "demo.sqlite")
     except OSError as exc:
@@ -436,11 +436,6 @@ def _shuffle(data: Path, seed: int | None, *, resuming: bool) -> int:
 
 
 def _serve(table: Table, camera: LatestFrame, args: argparse.Namespace, data: Path) -> Any:
-    from web.app import create_app
-    from web.cli import listen
-    from web.config import WebConfig
-    from web.join import console_join
-
     config = WebConfig(host=args.host, port=args.port, pin=args.pin)
     app = create_app(table, config=config, camera=camera, data_dir=data)
     server = listen(app, config)

@@ -15,13 +15,13 @@ import sys
 from typing import NoReturn, Sequence
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("companion.demo", "play a simulated game through the camera pipeline, with the scoreboard"),
-    "serve": ("companion.serve", "run the table: camera, referee, board and scoreboard"),
+    "demo": ("companion.app.demo", "play a simulated game through the camera pipeline, with the scoreboard"),
+    "serve": ("companion.app.serve", "run the table: camera, referee, board and scoreboard"),
     "replay": ("companion.replay", "replay a game record and print the board"),
-    "backup": ("companion.backup", "copy a game store whole (SQLite's backup API), even while the table runs"),
-    "web": ("web.cli", "serve the scoreboard and referee pages for a stored game record"),
+    "backup": ("companion.app.backup", "copy a game store whole (SQLite's backup API), even while the table runs"),
+    "web": ("companion.app.web", "serve the scoreboard and referee pages for a stored game record"),
     "eval": ("vision.evaluate", "measure the card recogniser on a labelled image folder"),
-    "markers": ("companion.markers", "write a printable sheet of the ArUco markers the seat zones follow"),
+    "markers": ("vision.markers", "write a printable sheet of the ArUco markers the seat zones follow"),
     "hardware-test": ("hardware.selftest", "walk every LED, sweep the servo, wait for each button"),
 }
 

@@ -6,7 +6,7 @@ C build there). The Joker is handled by substitution: it becomes, in turn,
 each card not among the other four that could matter (one per rank, see
 ``_stand_ins``), and the best resulting hand counts.
 
->>> from companion.cards import parse_cards
+>>> from companion.rules.cards import parse_cards
 >>> rank_hand(parse_cards("9S 9H 4C 4D KS")) > rank_hand(parse_cards("2C 3C 4H 5S 6D"))
 False
 >>> rank_hand(parse_cards("AS KS QS JS JK")).label
@@ -22,8 +22,8 @@ from typing import Iterable, Sequence
 
 from pokerkit import StandardHighHand
 
-from companion.cards import JOKER, RANKS, SUITS, Card
-from companion.errors import BadCombination
+from companion.rules.cards import JOKER, RANKS, SUITS, Card
+from companion.rules.errors import BadCombination
 
 
 def _pokerkit_text(cards: Iterable[Card]) -> str:

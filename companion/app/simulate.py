@@ -22,11 +22,11 @@ import random
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from companion.cards import JOKER, Card, standard_deck
-from companion.game import HEART_HONOURS, PAIR_CALLS, Game
-from companion.legal import NextCard, PassTurn, Reopen
-from companion.poker import best_sequence
-from companion.variants import Variant
+from companion.rules.cards import JOKER, Card, standard_deck
+from companion.rules.game import HEART_HONOURS, PAIR_CALLS, Game
+from companion.rules.legal import NextCard, PassTurn, Reopen
+from companion.rules.poker import best_sequence
+from companion.rules.variants import Variant
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 :class:`Game` is to a card table what python-chess's ``Board`` is to a chess
 board: ``push`` an event (or its record dict) and the state moves on, or a
-precise :class:`~companion.errors.RuleError` says why it cannot and nothing
+precise :class:`~companion.rules.errors.RuleError` says why it cannot and nothing
 changes; ``pop`` takes the last event back. It does no I/O: the camera, the
 tablet, the buttons and the store all speak to it in events.
 
@@ -16,7 +16,7 @@ tablet, the buttons and the store all speak to it in events.
 >>> game.push({"type": "play", "player": "Cy", "card": "7H"})
 Traceback (most recent call last):
 ...
-companion.errors.NotNextCard: Cy cannot play 7H: the run expects 6H, or Ann reopens
+companion.rules.errors.NotNextCard: Cy cannot play 7H: the run expects 6H, or Ann reopens
 >>> game.pop().type
 'play'
 """
@@ -27,9 +27,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
-from companion import legal
-from companion.cards import JOKER, RED_SUITS, SUITS, Card
-from companion.errors import (
+from companion.rules import legal
+from companion.rules.cards import JOKER, RED_SUITS, SUITS, Card
+from companion.rules.errors import (
     BadAmount,
     BadCombination,
     CardNotInPack,
@@ -43,7 +43,7 @@ from companion.errors import (
     Withheld,
     WrongPhase,
 )
-from companion.events import (
+from companion.rules.events import (
     Bet,
     Bid,
     Claim,
@@ -62,8 +62,8 @@ from companion.events import (
     as_event,
     parse_line,
 )
-from companion.poker import PokerHand, best_sequence, rank_hand
-from companion.variants import Variant
+from companion.rules.poker import PokerHand, best_sequence, rank_hand
+from companion.rules.variants import Variant
 
 HEART_HONOURS = tuple(Card.parse(c) for c in ("AH", "KH", "QH", "JH", "TH"))
 QH, KH = Card.parse("QH"), Card.parse("KH")
@@ -399,7 +399,7 @@ class Game:
         return view
 
     def legal_plays(self) -> tuple[legal.LegalPlay, ...]:
-        """What the referee would accept now, as :mod:`companion.legal` values.
+        """What the referee would accept now, as :mod:`companion.rules.legal` values.
 
         Cards the table has seen (played, dead, shown by another player,
         passed over) are refused whatever these say; :meth:`settle` weighs both.

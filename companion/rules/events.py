@@ -2,7 +2,7 @@
 
 The camera, the tablet and the buttons all speak these. Parsing checks the
 *shape* of an event (types, fields, card codes); whether it is allowed at
-this point of the game is the engine's business (``companion.game``).
+this point of the game is the engine's business (``companion.rules.game``).
 
 >>> parse_event({"type": "play", "player": "Bob", "card": "10h"})
 Play(player='Bob', card=Card.parse('TH'))
@@ -11,18 +11,19 @@ Play(player='Bob', card=Card.parse('TH'))
 >>> parse_event({"type": "bet", "player": "Ann", "chips": 2.0})
 Traceback (most recent call last):
 ...
-companion.errors.RecordError: bet: 'chips' must be a whole number of chips, not 2.0
+companion.rules.errors.RecordError: bet: 'chips' must be a whole number of chips, not 2.0
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
-from companion.cards import Card, CardError
-from companion.errors import RecordError
-from companion.variants import Variant, variant_class
+from companion.rules.cards import Card, CardError
+from companion.rules.errors import RecordError
+from companion.rules.variants import Variant, variant_class
 
 MAX_CHIPS = 10**9
 """No table stakes a billion chips; anything above is a typing or reading error."""
@@ -240,6 +241,28 @@ def parse_event(obj: Any) -> Event:
     if kind == "play":
         return Play(_player(obj, kind), _card(obj.get("card"), kind))
     return EVENT_TYPES[kind]()
+
+
+MAX_JSON_DEPTH = 32
+"""Nesting deeper than any event needs; checked before parsing (deep nesting would exhaust Python's stack)."""
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """How deeply the arrays and objects of the JSON ``text`` nest (brackets inside strings do not count).
+
+    >>> json_depth('{"a": [1, {"b": "[[["}]}')
+    3
+    """
+    depth = deepest = 0
+    for bracket in _JSON_BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        if bracket.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
 
 
 def parse_line(line: str) -> Event:

@@ -14,7 +14,7 @@ True
 >>> Card.parse("1X")
 Traceback (most recent call last):
 ...
-companion.cards.CardError: not a card: '1X' (write rank + suit, e.g. QS, TD, 10H, or JK)
+companion.rules.cards.CardError: not a card: '1X' (write rank + suit, e.g. QS, TD, 10H, or JK)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Engine speed: replay a long simulated record and print events per second.
 
-``python -m companion.bench [--hands N] [--variant NAME]`` (``make bench``).
+``python -m companion.app.bench [--hands N] [--variant NAME]`` (``make bench``).
 The record is made first (not timed), then replayed line by line as
 ``companion replay`` does: JSON decoding, checks and chip movements included.
 Timed in CPU seconds of this process, so other load on the machine does not count.
@@ -13,8 +13,8 @@ import json
 import statistics
 import time
 
-from companion.game import replay
-from companion.simulate import SimulatedTable
+from companion.rules.game import replay
+from companion.app.simulate import SimulatedTable
 
 
 def make_record(variant: str, hands: int, seed: int = 7) -> list[str]:

@@ -21,14 +21,22 @@ from typing import Any, Callable, Iterable, Sequence
 import cv2
 import numpy as np
 
-from companion.config import Config, ConfigError
-from companion.game import CARD_PHASES
+from companion.app.config import Config, ConfigError
+from companion.app.voice import open_voice
+from companion.rules.game import CARD_PHASES
 from companion.store import DAMAGED_HINT, DamagedStore
 from companion.table import LOST, NO_PICTURE, READING, Table
+from hardware.board import Board, close_on_sigterm
 from vision.detection import Detection
-from vision.still import TableChanges
+from vision.recognizer import Recognizer
+from vision.sources import CameraError, open_source
+from vision.still import StillFrames, TableChanges
 from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker
 from vision.zones import CENTRE, ZoneMap
+from web.app import create_app
+from web.camera import ZonesNotSaved
+from web.join import console_join, scoreboard_url
+from web.server import ListenError, listen, serve
 
 log = logging.getLogger(__name__)
 
@@ -215,8 +223,6 @@ class LatestFrame:
 
     def set_zones(self, zones: dict[str, list[list[float]]]) -> None:
         """Save the zones first and use them only once they are kept, so a restart never brings back others."""
-        from web.camera import ZonesNotSaved
-
         zone_map = ZoneMap.from_dict(zones)
         try:
             self._save_zones(zone_map.to_dict())
@@ -306,8 +312,6 @@ class CameraWorker:
         self.on_camera(state)
 
     def _grab(self) -> None:
-        from vision.sources import CameraError
-
         try:
             for frame in self.source:
                 if self._stop.is_set():
@@ -391,16 +395,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hardware.board import Board, close_on_sigterm
-    from vision.recognizer import Recognizer
-    from vision.sources import open_source
-    from vision.still import StillFrames
-    from web.app import create_app
-    from web.cli import ListenError, listen, serve
-    from web.join import console_join, scoreboard_url
-
-    from companion.voice import open_voice
-
     try:
         config = Config.load(args.config)
         table = open_table(config, new_game=args.new_game)

@@ -13,18 +13,18 @@ False
 >>> Michigan(options={"reopen": "sideways"})
 Traceback (most recent call last):
 ...
-companion.errors.RecordError: option 'reopen' must be one of 'other-suit', 'other-colour', not 'sideways'
+companion.rules.errors.RecordError: option 'reopen' must be one of 'other-suit', 'other-colour', not 'sideways'
 >>> Bonanza(options={"card_penalty": False})
 Traceback (most recent call last):
 ...
-companion.errors.RecordError: option 'card_penalty' is always true in Bonanza: its rules always make the loser pay per card
+companion.rules.errors.RecordError: option 'card_penalty' is always true in Bonanza: its rules always make the loser pay per card
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping
 
-from companion.errors import RecordError
+from companion.rules.errors import RecordError
 
 OPTION_VALUES: dict[str, tuple[Any, ...]] = {
     "widow_position": ("last", "first"),

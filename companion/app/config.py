@@ -10,7 +10,7 @@ start with a message that names it, rather than surfacing later at the table.
 >>> Config.from_dict({"camera": {"fps": 0}})
 Traceback (most recent call last):
 ...
-companion.config.ConfigError: camera.fps must be a number above 0 and at most 60, not 0
+companion.app.config.ConfigError: camera.fps must be a number above 0 and at most 60, not 0
 """
 
 from __future__ import annotations
@@ -20,8 +20,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from companion.events import parse_event
+from companion.rules.events import parse_event
 from companion.store import write_whole
+from hardware.config import BoardConfig
+from vision.zones import ZoneMap
+from web.config import WebConfig
 
 DEFAULT_DATA_DIR = Path("~/.local/share/table-companion").expanduser()
 ZONES_FILE = "zones.toml"
@@ -117,7 +120,7 @@ VOICE_LANGUAGES = ("en", "ko", "fr", "de")
 
 @dataclass(frozen=True)
 class VoiceConfig:
-    """Whether the companion speaks (``companion.voice``), in which language, and how fast.
+    """Whether the companion speaks (``companion.app.voice``), in which language, and how fast.
 
     One language for the whole table: the pages choose theirs per tablet, the
     loudspeaker speaks to everybody. English when none is set, as the pages
@@ -151,19 +154,14 @@ class Config:
     data_dir: Path = DEFAULT_DATA_DIR
     camera: CameraConfig = field(default_factory=CameraConfig)
     zones: dict[str, list[list[float]]] = field(default_factory=dict)
-    board: Any = None
-    """``hardware.config.BoardConfig``."""
-    web: Any = None
-    """``web.config.WebConfig``."""
+    board: BoardConfig = field(default_factory=BoardConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     game: GameDefaults = field(default_factory=GameDefaults)
     voice: VoiceConfig = field(default_factory=VoiceConfig)
     path: Path | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, path: Path | None = None) -> Config:
-        from hardware.config import BoardConfig
-        from web.config import WebConfig
-
         _known(d, "config", {"data_dir", "camera", "zones", "board", "web", "game", "voice"})
         for name in ("camera", "zones", "board", "web", "game", "voice"):
             if not isinstance(d.get(name, {}), dict):
@@ -173,8 +171,6 @@ class Config:
             raise ConfigError(f"data_dir must be a folder path, not {data_dir!r}")
         zones = d.get("zones", {})
         try:
-            from vision.zones import ZoneMap
-
             ZoneMap.from_dict(zones)
             board = BoardConfig.from_dict(d.get("board", {}))
             web = WebConfig.from_dict(d.get("web", {}))
@@ -209,8 +205,6 @@ class Config:
             return config
         zones = _read_toml(saved, "the saved zones").get("zones", {})
         try:
-            from vision.zones import ZoneMap
-
             ZoneMap.from_dict(zones)
         except ValueError as exc:
             raise ConfigError(f"{saved}: {exc} (delete it to use the config's [zones])") from None

@@ -30,7 +30,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from companion.config import VoiceConfig
+from companion.app.config import VoiceConfig
 from companion.table import MUTED, SPEAKING, Table
 from web.i18n import Catalog
 
