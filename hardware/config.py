@@ -22,20 +22,14 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Mapping
 
-#: Every section of each variant's board, in board order (the LED order too).
-VARIANT_SECTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "michigan-1939": ("AH", "KC", "QH", "JS", "TH", "QH-KH", "7-8-9", "poker", "pot"),
-    "bonanza": ("joker", "QS-JD", "sequence", "TD-2S", "poker", "AS", "KH", "QD", "JC", "centre"),
-    "tripoley": ("AH", "KH", "QH", "JH", "TH", "KH-QH", "8-9-10", "kitty", "pot"),
-})
+from companion.rules.variants import VARIANTS
 
-#: The section paid to whoever goes out.
-CENTRE_SECTION: Mapping[str, str] = MappingProxyType(
-    {"michigan-1939": "pot", "bonanza": "centre", "tripoley": "kitty"})
-
-#: The section the poker round plays for.
-POKER_SECTION: Mapping[str, str] = MappingProxyType(
-    {"michigan-1939": "poker", "bonanza": "poker", "tripoley": "pot"})
+VARIANT_SECTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({n: v.sections for n, v in VARIANTS.items()})
+"""Every section of each variant's board, in board order (the LED order too)."""
+CENTRE_SECTION: Mapping[str, str] = MappingProxyType({n: v.centre for n, v in VARIANTS.items()})
+"""The section paid to whoever goes out."""
+POKER_SECTION: Mapping[str, str] = MappingProxyType({n: v.poker_section for n, v in VARIANTS.items()})
+"""The section the poker round plays for."""
 
 #: GPIO numbers a Pi 4/5 header offers (BCM 0-27).
 GPIO_RANGE = range(0, 28)

@@ -558,7 +558,7 @@ def test_no_game_yet_is_a_dark_board_and_the_wheel_stays(rig):
 @pytest.mark.parametrize("variant", sorted(VARIANT_SECTIONS))
 def test_simulated_games_from_the_rules_engine_drive_the_board(variant):
     """Every view of real simulated hands is accepted; lamps follow the chips, the wheel what was won."""
-    simulate = pytest.importorskip("companion.app.simulate")
+    from companion.app import simulate
     table = simulate.SimulatedTable(variant, ["Ann", "Bob", "Cy"], seed=7)
     factory, clock = mock_factory(), ManualScheduler()
     moves = 0
