@@ -1,6 +1,8 @@
 """The docs stand on their own: nothing points outside the repository, every
-relative link in a Markdown file reaches a file (and heading) that exists, and
-the examples of ``docs/record.md`` and ``docs/labels.md`` are what the code does."""
+relative link in a Markdown file reaches a file (and heading) that exists, the
+examples of ``docs/record.md`` and ``docs/labels.md`` are what the code does,
+and no doc or source comment speaks of how the work was done rather than of
+the product."""
 
 from __future__ import annotations
 
@@ -23,6 +25,25 @@ OUTSIDE = re.compile(r"shared/spec|\b(?:RULES|RECORD|LABELS)\.md\b")
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 FENCE = re.compile(r"^\s*(```|~~~)")
+
+DIARY = re.compile("|".join(pattern.replace(" ", r"\s+") for pattern in (
+    r"\bsessions? \d+",
+    r"\b(?:this|last|next|a later|an earlier) session\b",
+    r"\bthe brief\b",
+    r"\b(?:issue|ticket)s? #?\d+",
+    r"\bwhere the (?:[^.]|\.\d){0,80} (?:was|were) silent\b",
+    r"\btried\b(?:[^.]|\.\d){0,120}\bnot kept\b",
+    r"\bfirst version\b",
+    r"\bwe (?:tried|measured|chose|decided|found)\b",
+    r"\bsprint\b",
+    r"\bfixed since\b",
+    r"\bpreviously\b",
+)), re.IGNORECASE)
+"""Words of the work's history and organisation, which belong to ``git log``
+and ``CHANGELOG.md``'s releases, not to a reference ("a referee session" and
+"retried" are the product's own words and pass)."""
+
+SOURCES = ("companion/", "vision/", "hardware/", "web/", "models/", "scripts/", "deploy/")
 
 
 def tracked_files() -> list[Path]:
@@ -88,6 +109,33 @@ def test_nothing_outside_the_tests_points_beside_the_repository() -> None:
             if OUTSIDE.search(line):
                 offenders.append(f"{rel}:{number}: {line.strip()}")
     assert not offenders, "point at docs/rules.md, docs/record.md or docs/labels.md instead:\n" + "\n".join(offenders)
+
+
+def reference_texts() -> list[Path]:
+    """Every Markdown file, and the Python sources and deploy scripts with their docstrings and comments."""
+    return [p for p in tracked_files()
+            if p.suffix == ".md"
+            or (p.relative_to(REPO).as_posix().startswith(SOURCES) and p.suffix in {".py", ".sh", ".toml", ".service"})]
+
+
+def test_no_doc_or_comment_tells_the_works_history() -> None:
+    found = []
+    for path in reference_texts():
+        text = text_of(path) or ""
+        lines = text.splitlines()
+        for match in DIARY.finditer(text):  # the whole text: a phrase may run across a line break
+            number = text.count("\n", 0, match.start()) + 1
+            found.append(f"{path.relative_to(REPO).as_posix()}:{number}: {lines[number - 1].strip()}")
+    assert not found, "say what is, and why; the history is git log's:\n" + "\n".join(found)
+
+
+def test_the_diary_words_are_the_works_not_the_products() -> None:
+    for said in ("Session 12 measured it", "where the brief was silent", "tried at 0.5, not kept",
+                 "the first version repeated", "see issue #4", "where the issues were\nsilent"):
+        assert DIARY.search(said), said
+    for said in ("a referee session lasts 12 hours", "each corner is retried", "every size is tried",
+                 "the web session key", "where the printed rules are silent"):
+        assert not DIARY.search(said), said
 
 
 def test_the_three_reference_docs_exist_and_readme_links_them() -> None:
