@@ -334,6 +334,12 @@ def test_malformed_events_are_refused_with_a_reason(started, body):
     refused(client.post("/api/event", json=body, headers=headers), 400, client, before)
 
 
+def test_the_table_is_what_the_pages_expect(table):
+    from web.table import TableService
+
+    assert isinstance(table, TableService)
+
+
 def test_bad_json_and_huge_bodies_are_refused(started):
     client, headers = started
     before = version(client)
@@ -384,7 +390,7 @@ def test_undo_takes_back_the_last_event(started):
 
 
 def test_the_wait_after_wrong_pins_doubles_and_a_right_pin_clears_it():
-    from web.app import LoginLimiter
+    from web.auth import LoginLimiter
 
     limiter = LoginLimiter(free=2, first_wait_s=0.1, longest_s=0.4)
     assert [limiter.wait_s(n) for n in range(7)] == [0, 0, 0.1, 0.2, 0.4, 0.4, 0.4]
@@ -400,7 +406,7 @@ def test_the_wait_after_wrong_pins_doubles_and_a_right_pin_clears_it():
 
 
 def test_a_wrong_pin_guesser_gets_a_few_dozen_tries_a_day():
-    from web.app import LoginLimiter
+    from web.auth import LoginLimiter
 
     limiter, spent, tries = LoginLimiter(), 0.0, 0
     while spent < 24 * 3600:
