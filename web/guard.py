@@ -31,7 +31,7 @@ def api_error(status: int, message: str) -> Response:
 
 
 def csrf_token() -> str:
-    """This session's CSRF token, made on first use."""
+    """The CSRF token kept in the signed cookie, made on first use."""
     if "csrf" not in session:
         session["csrf"] = secrets.token_urlsafe(32)
     token: str = session["csrf"]
