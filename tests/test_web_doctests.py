@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["web.config", "web.camera", "web.events", "web.i18n"])
+@pytest.mark.parametrize("name", ["web.config", "web.camera", "web.events", "web.i18n", "web.pages", "web.stream"])
 def test_doctests(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

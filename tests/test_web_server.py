@@ -135,11 +135,11 @@ def test_an_unauthenticated_huge_body_is_refused_before_it_is_read(served, tmp_p
 
 
 def test_a_change_is_encoded_once_for_every_open_stream(tmp_path: Path, monkeypatch) -> None:
-    import web.app
+    import web.stream
 
     encoded: list[int] = []
-    real = web.app._sse
-    monkeypatch.setattr(web.app, "_sse", lambda view: encoded.append(view["version"]) or real(view))
+    real = web.stream._sse
+    monkeypatch.setattr(web.stream, "_sse", lambda view: encoded.append(view["version"]) or real(view))
     with serving(tmp_path) as (port, _, table):
         streams = [open_stream(port, source)[0] for source in ("127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.3")]
         wait_for(lambda: len(encoded) == 4, 5)  # each stream's first view, its own
