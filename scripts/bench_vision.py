@@ -146,10 +146,10 @@ def _run_of(root: Path | None, model: Path | None, *, proposals_only: bool,
             return recognizer_module.Recognizer(classifier=recognizer_module._NoCards()).propose
         try:
             classifier = classifier_module.CardClassifier(model, threads=1)
-            if not hasattr(classifier_module, "FaceReader"):   # checkouts before session 15 read corners only
+            if not hasattr(classifier_module, "FaceReader"):   # a checkout without the face reader reads corners only
                 return recognizer_module.Recognizer(classifier=classifier).detect
             faces = classifier_module.FaceReader(threads=1)
-            if not detector or importlib.util.find_spec("vision.detector") is None:   # checkouts before it
+            if not detector or importlib.util.find_spec("vision.detector") is None:   # a checkout without the detector
                 return recognizer_module.Recognizer(classifier=classifier, faces=faces).detect
             corners = importlib.import_module("vision.detector").CardDetector(threads=1)
         except classifier_module.ModelError as exc:   # the other checkout's own class
