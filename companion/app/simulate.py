@@ -4,8 +4,10 @@ The demo renders these games for the camera pipeline, the benchmark replays
 them, and the property tests check that any such game conserves chips. The
 players are honest and simple: they lead and reopen with their lowest card,
 bet a little, show a random five, and always play the next card if they hold it.
-Their run moves are drawn from what the referee accepts (``Game.legal_plays``),
-so the simulation keeps no copy of the rules.
+Their run moves are drawn from what the referee accepts (``Game.legal_plays``)
+and their claims and shows from what the variant says a hand can make
+(``Variant.best_claim``, ``Variant.best_show``), so the simulation keeps no
+copy of the rules.
 
 >>> table = SimulatedTable("michigan-1939", ["Ann", "Bob", "Cy"], seed=1)
 >>> events = list(table.play(hands=2))
@@ -23,9 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from companion.rules.cards import JOKER, Card, standard_deck
-from companion.rules.game import HEART_HONOURS, PAIR_CALLS, Game
+from companion.rules.game import Game
 from companion.rules.legal import NextCard, PassTurn, Reopen
-from companion.rules.poker import best_sequence
 from companion.rules.variants import Variant
 
 
@@ -54,7 +55,7 @@ class SimulatedTable:
         self.chips = chips
         self.rng = random.Random(seed)
         self.talk = random.Random(seed)
-        """Whether a Bonanza player who need not pass says so: apart from ``rng``, so it changes no deal."""
+        """Whether a player who need not pass (where anyone may reopen) says so: apart from ``rng``, so it changes no deal."""
         self.game = Game()
         first = {"type": "game", "variant": variant, "players": self.players, "chips": chips}
         if options:
@@ -132,14 +133,15 @@ class SimulatedTable:
     def _before_run(self) -> Iterator[dict[str, Any]]:
         h = self.hand
         assert h is not None
-        if self.variant.has_claims:
+        v = self.variant
+        if v.has_claims:
             for p in self.players:
-                claim = self._claimable(h.hands[p])
+                claim = v.best_claim(h.hands[p])
                 if claim:
                     yield self._emit({"type": "claim", "player": p, "cards": [str(c) for c in claim]})
             yield self._emit({"type": "next"})
-        for call in self.variant.calls:
-            if call == "poker":
+        for call in v.calls:
+            if call == v.poker_section:
                 yield from self._poker()
                 continue
             for p in self.players:
@@ -149,41 +151,19 @@ class SimulatedTable:
                     if JOKER in combo:
                         h.hands[p].remove(JOKER)
             yield self._emit({"type": "next"})
-        if not self.variant.calls:
+        if not v.calls:
             yield from self._poker()
         for p in self.players:
             if JOKER in h.hands[p]:
                 h.hands[p].remove(JOKER)
                 yield self._emit({"type": "discard", "player": p, "cards": ["JK"]})
 
-    @staticmethod
-    def _claimable(hand: list[Card]) -> list[Card]:
-        held = set(hand)
-        claim = [c for c in HEART_HONOURS if c in held]
-        for suit in "SHDC":
-            triple = [Card(r, suit) for r in "89T"]
-            if set(triple) <= held:
-                claim += [c for c in triple if c not in claim]
-        return claim
-
     def _combination(self, call: str, hand: list[Card]) -> list[Card] | None:
-        held = set(hand)
-        if call == "joker":
-            return [JOKER] if JOKER in held and self.rng.random() < 0.5 else None
-        if call in PAIR_CALLS:
-            pair = sorted(PAIR_CALLS[call])
-            return pair if set(pair) <= held else None
-        if call == "sequence":
-            best = None
-            for suit in "SHDC":
-                for top in range(3, 15):
-                    ranks = [top - 2, top - 1, top] if top > 3 else [14, 2, 3]
-                    cards = [Card("23456789TJQKA"[v - 2], suit) for v in ranks]
-                    if set(cards) <= held:
-                        seq = best_sequence(cards)
-                        best = seq if best is None or seq > best else best
-            return list(best.cards) if best else None
-        return None
+        """The variant's best show at ``call``; the Joker alone only half the time."""
+        combo = self.variant.best_show(call, hand)
+        if combo == [JOKER] and self.rng.random() >= 0.5:
+            return None
+        return combo
 
     def _poker(self) -> Iterator[dict[str, Any]]:
         h = self.hand
@@ -237,7 +217,7 @@ class SimulatedTable:
     def _reopen(self, reopens: list[Reopen], turn: PassTurn | None) -> dict[str, Any]:
         """Round the table from the stop player: the first who can reopen by the rule does, with his
         lowest such card; one who cannot says so (a ``pass``) where he must, or now and then where he
-        need not; when nobody can, the stop player opens in any suit (Bonanza)."""
+        need not; when nobody can, the stop player opens in any suit (where the variant lets him)."""
         h = self.hand
         assert h is not None
         by_rule = next((r for r in reopens if r.reason != "any-suit"), None)

@@ -62,12 +62,8 @@ from companion.rules.events import (
     as_event,
     parse_line,
 )
-from companion.rules.poker import PokerHand, best_sequence, rank_hand
+from companion.rules.poker import PokerHand, rank_hand
 from companion.rules.variants import Variant
-
-HEART_HONOURS = tuple(Card.parse(c) for c in ("AH", "KH", "QH", "JH", "TH"))
-QH, KH = Card.parse("QH"), Card.parse("KH")
-PAIR_CALLS = {"QS-JD": frozenset(Card.parse(c) for c in ("QS", "JD")), "TD-2S": frozenset(Card.parse(c) for c in ("TD", "2S"))}
 
 PHASES = ("setup", "widow", "claims", "calls", "poker", "run", "between", "showdown", "over")
 CARD_PHASES = ("claims", "calls", "poker", "run", "showdown")
@@ -129,13 +125,14 @@ class _State:
     turn: str | None = None
     passed: set[str] = field(default_factory=set)
     fallback: bool = False
-    """Bonanza: everybody passed, the stop player opens in any suit."""
+    """Where anyone may reopen: everybody passed, the stop player opens in any suit."""
     stops: list[Card] = field(default_factory=list)
     passed_over: set[Card] = field(default_factory=set)
     openings: list[tuple[str, Card]] = field(default_factory=list)
     streak_player: str | None = None
     streak: list[Card] = field(default_factory=list)
-    seven_eight_nine_won: bool = False
+    run_won: set[str] = field(default_factory=set)
+    """The sections won in this hand's run, for those that only the first to make them takes."""
     # what the last applied event did, for the board and the pages
     won: list[dict[str, Any]] = field(default_factory=list)
     out: str | None = None
@@ -165,7 +162,7 @@ class _State:
     @property
     def betting_section(self) -> str | None:
         """The section bets go to now, or None when this is no time for betting."""
-        if self.phase == "poker" or self.current_call == "poker":
+        if self.phase == "poker" or self.current_call == self.variant.poker_section:
             return self.variant.poker_section
         return None
 
@@ -429,22 +426,20 @@ class Game:
             return (legal.WidowChoice(s.dealer, v.widow_actions, bidders),)
         if phase == "claims":
             return (legal.Claiming(s.players), legal.Close("claims"))
-        call = s.current_call or phase  # a Bonanza call, or poker, or the showdown
+        call = s.current_call or phase  # a call, or poker, or the showdown
         plays: list[legal.LegalPlay] = []
         order = self._from(s, s.dealer) if s.dealer else s.players
         if s.betting_section is not None:
             turn = next((p for p in order if p not in s.folded and p not in s.bets and p not in s.shows), None)
             plays.append(legal.Betting(s.betting_section, tuple(p for p in order if p not in s.folded), turn))
         wild = bool(v.jokers) and (phase == "showdown" or JOKER not in s.dead)  # the showdown deals a fresh pack
-        count, cards = {"joker": (1, (JOKER,)), "sequence": (3, ())}.get(
-            call, (2, tuple(map(Card.parse, call.split("-")))) if call in PAIR_CALLS else (5, ())
-        )
+        count, cards = v.show_shape(call)
         showers = tuple(
             p for p in order
             if p not in s.shows and p not in s.folded and (phase == "showdown" or s.cards_left(p) >= count)
         )
-        if showers and not (call == "joker" and not wild):
-            plays.append(legal.ShowCards(call, count, cards, wild and call != "joker", showers))
+        if showers and not (JOKER in cards and not wild):
+            plays.append(legal.ShowCards(call, count, cards, wild and JOKER not in cards, showers))
         plays.append(legal.Close(call))
         return tuple(plays)
 
@@ -650,7 +645,7 @@ class Game:
         s.stop_player = s.ended_suit = s.turn = None
         s.passed, s.fallback = set(), False
         s.stops, s.passed_over, s.openings = [], set(), []
-        s.streak_player, s.streak, s.seven_eight_nine_won = None, [], False
+        s.streak_player, s.streak, s.run_won = None, [], set()
         s.settlement = []
         self._note("deal", f"{dealer} deals (hand {s.hands})", player=dealer)
         for p in s.players:
@@ -697,14 +692,7 @@ class Game:
         for card in ev.cards:
             self._available(s, player, card)
         claimed = s.claims.get(player, set()) | set(ev.cards)
-        for card in claimed:
-            if card in HEART_HONOURS:
-                continue
-            triple = {Card(r, card.suit) for r in "89T"}
-            if card.rank not in "89T" or not triple <= claimed:
-                raise BadCombination(
-                    f"{card} cannot be claimed: a claim holds the heart honours and whole 8-9-10s of one suit"
-                )
+        s.variant.check_claim(claimed)
         if len(claimed) > s.hand_size[player]:
             raise TooManyCards(f"{player}'s hand holds {s.hand_size[player]} cards, not {len(claimed)}")
         s.claims[player] = claimed
@@ -730,19 +718,7 @@ class Game:
 
     def _check_show(self, s: _State, player: str, cards: tuple[Card, ...]) -> None:
         """What the call (or poker) asks for, and no more than the hand can hold."""
-        call = s.current_call if s.phase == "calls" else "poker"
-        if call == "joker":
-            if list(cards) != [JOKER]:
-                raise BadCombination("at the Joker call the Joker is shown alone (cards: [\"JK\"])")
-        elif call in PAIR_CALLS:
-            naturals = {c for c in cards if not c.is_joker}
-            if len(cards) != 2 or not naturals <= PAIR_CALLS[call] or not naturals:
-                want = " and ".join(sorted(map(str, PAIR_CALLS[call])))
-                raise BadCombination(f"the {call} call asks for {want} (the Joker may stand for one)")
-        elif call == "sequence":
-            best_sequence(cards)
-        elif len(cards) != 5:
-            raise BadCombination(f"a poker hand is five cards, not {len(cards)}")
+        s.variant.check_show(s.current_call or "poker", cards)
         if s.phase != "showdown" and len(cards) > s.cards_left(player):
             raise TooManyCards(f"{player} has {s.cards_left(player)} cards left, not {len(cards)}")
 
@@ -850,7 +826,7 @@ class Game:
             s.streak_player, s.streak = player, [card]
         code = card.code
         self._note("play", f"{player} {'leads' if opening else 'plays'} {code}", player=player, card=code, opening=opening)
-        self._pay_for_play(s, player, card)
+        self._pay_for_play(s, player)
         if s.cards_left(player) == 0:
             self._go_out(s, player)
         elif card.rank == "A" or s.expected in s.played_set:
@@ -859,7 +835,7 @@ class Game:
     def _check_opening(self, s: _State, player: str, card: Card) -> None:
         """Raise unless ``player`` may open a run with ``card`` now."""
         v = s.variant
-        if s.suit is not None:  # a run is under way: its last player may end it by reopening (in Bonanza anyone may, in the reopen's suits)
+        if s.suit is not None:  # a run is under way: its last player may end it by reopening (where anyone may reopen, anyone in the reopen's suits)
             stopper, ended = s.last_player, s.suit
             if player != stopper and not (v.reopen_turns == "anyone" and _fits(v, card.suit, ended)):
                 who = f"a reopen in {_rule(v)} ({stopper} in any suit)" if v.reopen_turns == "anyone" else f"{stopper} reopens"
@@ -930,22 +906,11 @@ class Game:
         s.suit = s.expected = None
         s.passed, s.fallback = set(), False
 
-    def _pay_for_play(self, s: _State, player: str, card: Card) -> None:
-        v = s.variant
-        section = v.play_pays.get(card.code)
-        if section:
-            self._take(player, section, f"plays {card}")
-        if v.queen_king_section and card.code == "KH" and s.streak[-2:] == [QH, KH]:
-            self._take(player, v.queen_king_section, "plays QH-KH")
-        if (
-            v.seven_eight_nine_section
-            and not s.seven_eight_nine_won
-            and card.rank == "9"
-            and [c.rank for c in s.streak[-3:]] == ["7", "8", "9"]
-            and len({c.suit for c in s.streak[-3:]}) == 1
-        ):
-            s.seven_eight_nine_won = True
-            self._take(player, v.seven_eight_nine_section, "plays 7-8-9")
+    def _pay_for_play(self, s: _State, player: str) -> None:
+        """``player`` takes what the card he just played wins (:meth:`Variant.play_wins`)."""
+        for section, why in s.variant.play_wins(s.streak, s.run_won):
+            s.run_won.add(section)
+            self._take(player, section, why)
 
     def _go_out(self, s: _State, player: str) -> None:
         v = s.variant
@@ -999,30 +964,17 @@ class Game:
         self._note("run", f"The run begins: {leader} leads", player=leader)
 
     def _settle_claims(self, s: _State) -> None:
-        for card in HEART_HONOURS:
-            holder = next((p for p, cs in s.claims.items() if card in cs), None)
-            if holder:
-                self._take(holder, str(card), f"claims {card}")
-        both = next((p for p, cs in s.claims.items() if {KH, QH} <= cs), None)
-        if both:
-            self._take(both, "KH-QH", "claims KH-QH")
-        triples = [p for p in s.players if any(c.rank == "8" for c in s.claims.get(p, ()))]
-        if triples:
-            self._split(triples, "8-9-10", "claims 8-9-10")
+        for section, winners, why in s.variant.claim_wins(s.claims, s.players):
+            self._split(winners, section, why)
 
     def _settle_call(self, s: _State, call: str) -> None:
-        if call == "poker":
+        if call == s.variant.poker_section:
             self._settle_poker(s, call)
             return
         if not s.shows:
             self._note("call", f"Nobody answers the {call} call", section=call)
             return
-        if call == "sequence":
-            ranked = {p: best_sequence(cs) for p, cs in s.shows.items()}
-            best = max(ranked.values())
-            self._split([p for p, seq in ranked.items() if seq == best], call, "sequence")
-        else:
-            self._split(list(s.shows), call, call)
+        self._split(s.variant.call_winners(call, s.shows), call, call)
 
     def _settle_poker(self, s: _State, section: str) -> None:
         in_play = [p for p in s.players if p not in s.folded]

@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Union
 
-from companion.rules.cards import SUIT_SYMBOLS, SUITS, Card
+from companion.rules.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS, Card
 
 SYMBOL = {letter: symbol for symbol, letter in list(SUIT_SYMBOLS.items())[:4]}
-PAIR_TITLES = {"QS-JD": "Queen-Jack", "TD-2S": "Ten-Two"}
-CALL_TITLES = {"joker": "Joker", "sequence": "Sequence", "poker": "Poker", "showdown": "Showdown", **PAIR_TITLES}
+CALL_TITLES = {"sequence": "Sequence", "poker": "Poker", "showdown": "Showdown"}
+"""The shows that name no cards; one that names them is called by their ranks (``Queen-Jack``)."""
 REOPEN_WORDS = {
     "lead": "leads",
     "other-suit": "reopens in another suit",
@@ -157,9 +157,10 @@ class ShowCards(_Plain):
         return self.call != "poker"  # at poker the betting is the news
 
     def __str__(self) -> str:
-        title = CALL_TITLES[self.call]
         if self.cards:
+            title = "-".join("Joker" if c.is_joker else RANK_NAMES[c.rank] for c in self.cards)
             return f"{title}: show {' and '.join(c.code for c in self.cards)}"
+        title = CALL_TITLES[self.call]
         if self.call == "sequence":
             return f"{title}: show three cards of one suit in a row"
         return f"{title}: five cards each"

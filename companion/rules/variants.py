@@ -1,13 +1,26 @@
-"""The three games as data: one class each, differing only in class settings.
+"""The three games: one class each, holding its settings and its own rules.
 
-Like python-chess's variants, a game is the base rules plus a handful of
-settings; everything a reader needs to know about one game (its board, its
-antes, its phases, its defaults) sits in its class below.
+Like python-chess's variants, a game is the shared mechanics of
+:mod:`companion.rules.game` plus one class: everything a reader needs to know
+about one game (its board, its antes, its phases, its defaults) sits in its
+class settings, and where its rules differ (what pays in the run, what a call
+asks to see, what a claim may hold) in the small methods it overrides.
 
 >>> Michigan.sections
 ('AH', 'KC', 'QH', 'JS', 'TH', 'QH-KH', '7-8-9', 'poker', 'pot')
 >>> variant_class("bonanza").centre
 'centre'
+>>> Michigan().play_wins(parse_cards("JS QH KH"), set())
+[('QH-KH', 'plays QH-KH')]
+>>> Bonanza().show_shape("TD-2S")
+(2, (Card.parse('TD'), Card.parse('2S')))
+>>> Bonanza().check_show("TD-2S", parse_cards("TD JK"))
+>>> Bonanza().check_show("TD-2S", parse_cards("TD 3S"))
+Traceback (most recent call last):
+...
+companion.rules.errors.BadCombination: the TD-2S call asks for 2S and TD (the Joker may stand for one)
+>>> Tripoley().best_claim(parse_cards("2C 8S 9S TS QH"))
+[Card.parse('QH'), Card.parse('8S'), Card.parse('9S'), Card.parse('TS')]
 >>> Tripoley(options={"card_penalty": False}).options["card_penalty"]
 False
 >>> Michigan(options={"reopen": "sideways"})
@@ -18,13 +31,18 @@ companion.rules.errors.RecordError: option 'reopen' must be one of 'other-suit',
 Traceback (most recent call last):
 ...
 companion.rules.errors.RecordError: option 'card_penalty' is always true in Bonanza: its rules always make the loser pay per card
+
+A game of one's own is one more subclass; records name it once it is in
+:data:`VARIANTS` under its :attr:`~Variant.name`.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from typing import AbstractSet, Any, ClassVar, Mapping, Sequence
 
-from companion.rules.errors import RecordError
+from companion.rules.cards import JOKER, RANKS, SUITS, Card, parse_cards
+from companion.rules.errors import BadCombination, RecordError
+from companion.rules.poker import Sequence3, best_sequence
 
 OPTION_VALUES: dict[str, tuple[Any, ...]] = {
     "widow_position": ("last", "first"),
@@ -35,7 +53,11 @@ OPTION_VALUES: dict[str, tuple[Any, ...]] = {
 
 
 class Variant:
-    """Settings of one game of the Michigan family; subclasses change them."""
+    """One game of the Michigan family: settings and rule hooks that subclasses change.
+
+    The hooks' defaults are a game with pay cards in the run (:attr:`play_pays`),
+    no calls, no claims and a five-card poker hand.
+    """
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -47,15 +69,13 @@ class Variant:
     dealer_ante: ClassVar[int] = 1
     widow_actions: ClassVar[frozenset[str]] = frozenset({"keep", "exchange", "sell"})
     play_pays: ClassVar[dict[str, str]] = {}
-    """Cards that win a section when played in the run: card code -> section."""
-    queen_king_section: ClassVar[str | None] = None
-    """Section won by one player playing QH then KH as consecutive cards."""
-    seven_eight_nine_section: ClassVar[str | None] = None
-    """Section won by the first player playing 7-8-9 of a suit as consecutive cards."""
+    """Cards that win a section when played in the run: card code -> section (see :meth:`play_wins`)."""
     calls: ClassVar[tuple[str, ...]] = ()
-    """Bonanza's upper half: the sections called in order before the run."""
+    """The sections called in order before the run (Bonanza's upper half); the call of
+    :attr:`poker_section` is the poker round, the others are answered by a show
+    (see :meth:`show_shape`)."""
     has_claims: ClassVar[bool] = False
-    """Tripoley: pay cards are claimed before poker instead of won in the run."""
+    """Whether pay cards are claimed before poker (see :meth:`check_claim`) instead of won in the run."""
     poker_section: ClassVar[str]
     centre: ClassVar[str]
     """The section the first player out takes."""
@@ -97,6 +117,59 @@ class Variant:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(options={self.options!r})"
 
+    # ------------------------------------------------------------ the run
+
+    def play_wins(self, streak: Sequence[Card], won: AbstractSet[str]) -> list[tuple[str, str]]:
+        """The sections won by the card just played, as ``(section, why)`` in the order they pay.
+
+        ``streak`` is the cards its player has laid one after the other, the
+        card just played last; ``won`` the sections won in the run of this hand
+        so far, for a section that only the first to make it takes.
+        """
+        card = streak[-1]
+        section = self.play_pays.get(card.code)
+        return [(section, f"plays {card}")] if section else []
+
+    # -------------------------------------------------- calls and poker
+
+    def show_shape(self, call: str) -> tuple[int, tuple[Card, ...]]:
+        """How many cards a show at ``call`` holds, and the cards it names (none: any such).
+
+        ``call`` is one of :attr:`calls`, ``"poker"`` or ``"showdown"``; poker and
+        the showdown take five cards.
+        """
+        return 5, ()
+
+    def check_show(self, call: str, cards: Sequence[Card]) -> None:
+        """Raise :class:`BadCombination` unless ``cards`` are a show that ``call`` asks for."""
+        if len(cards) != 5:
+            raise BadCombination(f"a poker hand is five cards, not {len(cards)}")
+
+    def call_winners(self, call: str, shows: Mapping[str, Sequence[Card]]) -> list[str]:
+        """Who shares ``call``'s section among the players who answered it (``shows``): all of them."""
+        return list(shows)
+
+    def best_show(self, call: str, hand: Sequence[Card]) -> list[Card] | None:
+        """The best show ``hand`` can make at ``call`` without the Joker standing in, or None:
+        what a simple player shows."""
+        return None
+
+    # ----------------------------------------------------------- claims
+
+    def check_claim(self, claimed: AbstractSet[Card]) -> None:
+        """Raise :class:`BadCombination` unless one player may claim ``claimed`` together."""
+        if claimed:
+            raise BadCombination(f"nothing is claimed in {self.title}")
+
+    def claim_wins(self, claims: Mapping[str, AbstractSet[Card]], players: Sequence[str]) -> list[tuple[str, list[str], str]]:
+        """What the ``claims`` (player -> cards) win once they close, as ``(section, winners, why)``
+        in the order they pay; the winners of a section share it."""
+        return []
+
+    def best_claim(self, hand: Sequence[Card]) -> list[Card]:
+        """Everything ``hand`` may claim, in the order it is laid down: what a simple player claims."""
+        return []
+
 
 class Michigan(Variant):
     """Michigan Rummy on the 1939 board: pay cards in the run, a poker pool, the centre pot."""
@@ -111,10 +184,18 @@ class Michigan(Variant):
     }
     dealer_ante = 2
     play_pays = {"AH": "AH", "KC": "KC", "QH": "QH", "JS": "JS", "TH": "TH"}
-    queen_king_section = "QH-KH"
-    seven_eight_nine_section = "7-8-9"
     poker_section = "poker"
     centre = "pot"
+
+    def play_wins(self, streak: Sequence[Card], won: AbstractSet[str]) -> list[tuple[str, str]]:
+        """Also QH-KH, to one player laying QH then KH, and 7-8-9, to the first to lay 7-8-9 of a suit."""
+        wins = super().play_wins(streak, won)
+        if [c.code for c in streak[-2:]] == ["QH", "KH"]:
+            wins.append(("QH-KH", "plays QH-KH"))
+        last = streak[-3:]
+        if "7-8-9" not in won and [c.rank for c in last] == ["7", "8", "9"] and len({c.suit for c in last}) == 1:
+            wins.append(("7-8-9", "plays 7-8-9"))
+        return wins
 
 
 class Bonanza(Variant):
@@ -132,11 +213,66 @@ class Bonanza(Variant):
     widow_actions = frozenset({"exchange", "sell"})
     play_pays = {"AS": "AS", "KH": "KH", "QD": "QD", "JC": "JC"}
     calls = ("joker", "QS-JD", "sequence", "TD-2S", "poker")
+    pair_calls: ClassVar[dict[str, tuple[str, ...]]] = {"QS-JD": ("QS", "JD"), "TD-2S": ("TD", "2S")}
+    """The calls answered by showing the cards they name, the Joker standing for one of them."""
     poker_section = "poker"
     centre = "centre"
     reopen_turns = "anyone"
     defaults = {**Variant.defaults, "reopen": "other-colour"}
     fixed_options = {"card_penalty": (True, "its rules always make the loser pay per card")}
+
+    def show_shape(self, call: str) -> tuple[int, tuple[Card, ...]]:
+        """The Joker alone at the Joker call, three cards at the sequence, a pair call's two cards."""
+        if call == "joker":
+            return 1, (JOKER,)
+        if call == "sequence":
+            return 3, ()
+        if call in self.pair_calls:
+            named = tuple(parse_cards(self.pair_calls[call]))
+            return len(named), named
+        return super().show_shape(call)
+
+    def check_show(self, call: str, cards: Sequence[Card]) -> None:
+        if call == "joker":
+            if list(cards) != [JOKER]:
+                raise BadCombination("at the Joker call the Joker is shown alone (cards: [\"JK\"])")
+        elif call in self.pair_calls:
+            named = frozenset(self.show_shape(call)[1])
+            naturals = {c for c in cards if not c.is_joker}
+            if len(cards) != len(named) or not naturals <= named or not naturals:
+                want = " and ".join(sorted(map(str, named)))
+                raise BadCombination(f"the {call} call asks for {want} (the Joker may stand for one)")
+        elif call == "sequence":
+            best_sequence(cards)
+        else:
+            super().check_show(call, cards)
+
+    def call_winners(self, call: str, shows: Mapping[str, Sequence[Card]]) -> list[str]:
+        """The best sequence takes the sequence call (equal ones share it); every other call is shared."""
+        if call != "sequence":
+            return super().call_winners(call, shows)
+        ranked = {p: best_sequence(cs) for p, cs in shows.items()}
+        best = max(ranked.values())
+        return [p for p, seq in ranked.items() if seq == best]
+
+    def best_show(self, call: str, hand: Sequence[Card]) -> list[Card] | None:
+        held = set(hand)
+        if call == "joker":
+            return [JOKER] if JOKER in held else None
+        if call in self.pair_calls:
+            pair = sorted(self.show_shape(call)[1])
+            return pair if set(pair) <= held else None
+        if call == "sequence":
+            best: Sequence3 | None = None
+            for suit in SUITS:
+                for top in range(3, 15):
+                    values = [top - 2, top - 1, top] if top > 3 else [14, 2, 3]
+                    cards = [Card(RANKS[v - 2], suit) for v in values]
+                    if set(cards) <= held:
+                        seq = best_sequence(cards)
+                        best = seq if best is None or seq > best else best
+            return list(best.cards) if best else None
+        return super().best_show(call, hand)
 
 
 class Tripoley(Variant):
@@ -151,14 +287,53 @@ class Tripoley(Variant):
         "8-9-10": "Eight-Nine-Ten", "kitty": "Kitty", "pot": "Pot",
     }
     has_claims = True
+    honours: ClassVar[tuple[str, ...]] = ("AH", "KH", "QH", "JH", "TH")
+    """The heart honours, each claimed alone for the section of its name."""
     poker_section = "pot"
     centre = "kitty"
     leader = "left"
     reopen_turns = "rotate"
     pass_penalty = 1
 
+    def check_claim(self, claimed: AbstractSet[Card]) -> None:
+        """A claim holds the heart honours and whole 8-9-10s of one suit."""
+        for card in claimed:
+            if card.code in self.honours:
+                continue
+            triple = {Card(r, card.suit) for r in "89T"}
+            if card.rank not in "89T" or not triple <= claimed:
+                raise BadCombination(
+                    f"{card} cannot be claimed: a claim holds the heart honours and whole 8-9-10s of one suit"
+                )
+
+    def claim_wins(self, claims: Mapping[str, AbstractSet[Card]], players: Sequence[str]) -> list[tuple[str, list[str], str]]:
+        """Each honour to its claimer, KH-QH to one claimer of both, 8-9-10 shared by every claimer of one."""
+        wins: list[tuple[str, list[str], str]] = []
+        for card in parse_cards(self.honours):
+            holder = next((p for p, cs in claims.items() if card in cs), None)
+            if holder:
+                wins.append((card.code, [holder], f"claims {card}"))
+        king_queen = set(parse_cards("KH QH"))
+        both = next((p for p, cs in claims.items() if king_queen <= cs), None)
+        if both:
+            wins.append(("KH-QH", [both], "claims KH-QH"))
+        triples = [p for p in players if any(c.rank == "8" for c in claims.get(p, ()))]
+        if triples:
+            wins.append(("8-9-10", triples, "claims 8-9-10"))
+        return wins
+
+    def best_claim(self, hand: Sequence[Card]) -> list[Card]:
+        held = set(hand)
+        claim = [c for c in parse_cards(self.honours) if c in held]
+        for suit in SUITS:
+            triple = [Card(r, suit) for r in "89T"]
+            if set(triple) <= held:
+                claim += [c for c in triple if c not in claim]
+        return claim
+
 
 VARIANTS: dict[str, type[Variant]] = {v.name: v for v in (Michigan, Bonanza, Tripoley)}
+"""Every game a record may name, by :attr:`Variant.name`: a new subclass joins by its name."""
 
 
 def variant_class(name: str) -> type[Variant]:
