@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import total_ordering
-from typing import Iterable
+from typing import Any, Iterable
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
@@ -66,7 +66,7 @@ class Card:
     def parse(cls, text: str) -> Card:
         """Read a card from the forms players type: ``QS``, ``10H``, ``q♠``, ``jk``."""
         try:
-            card = _CANONICAL.get(text)  # type: ignore[arg-type]
+            card = _CANONICAL.get(text)
         except TypeError:  # unhashable (a JSON list or object): not a card either
             card = None
         if card is not None:
@@ -110,7 +110,7 @@ class Card:
             return "Joker"
         return f"{RANK_NAMES[self.rank]} of {SUIT_NAMES[self.suit]}"
 
-    def __deepcopy__(self, memo: dict) -> Card:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Card:
         return self  # immutable: a game's snapshots share their cards
 
     def __str__(self) -> str:

@@ -7,6 +7,8 @@ message is written for the people at the table.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RecordError(ValueError):
     """A line or event that is not a well-formed record event (docs/record.md)."""
@@ -19,7 +21,7 @@ class RuleError(ValueError):
     afterwards (a ``withheld`` card); it is the flag's dict without its line.
     """
 
-    flag: dict | None = None
+    flag: dict[str, Any] | None = None
 
 
 class WrongPhase(RuleError):

@@ -473,6 +473,7 @@ class Game:
         v = s.variant
         active = tuple(p for p in s.players if s.cards_left(p) > 0)
         plays: list[legal.LegalPlay] = []
+        ended: str | None
         if s.suit is not None:
             if s.expected is not None:
                 holder = s.holder.get(s.expected)
@@ -732,8 +733,8 @@ class Game:
         if s.phase == "showdown":
             for card in ev.cards:
                 self._in_pack(s, card)
-                for other, shown in s.shows.items():
-                    if card in shown:
+                for other, theirs in s.shows.items():
+                    if card in theirs:
                         raise CardUnavailable(f"{card} was already dealt to {other} in the showdown")
         else:
             for card in ev.cards:
@@ -835,6 +836,7 @@ class Game:
     def _check_opening(self, s: _State, player: str, card: Card) -> None:
         """Raise unless ``player`` may open a run with ``card`` now."""
         v = s.variant
+        ended: str | None
         if s.suit is not None:  # a run is under way: its last player may end it by reopening (where anyone may reopen, anyone in the reopen's suits)
             stopper, ended = s.last_player, s.suit
             if player != stopper and not (v.reopen_turns == "anyone" and _fits(v, card.suit, ended)):
@@ -1026,17 +1028,17 @@ def final_standings(balances: Mapping[str, int], start: int) -> dict[str, list[d
          "balance": balances[p], "net": balances[p] - start}
         for p in order
     ]
-    gains = [[p, balances[p] - start] for p in order if balances[p] > start]
-    debts = [[p, start - balances[p]] for p in reversed(order) if balances[p] < start]
-    settlement = []
+    gains = [(p, balances[p] - start) for p in order if balances[p] > start]
+    debts = [(p, start - balances[p]) for p in reversed(order) if balances[p] < start]
+    settlement: list[dict[str, Any]] = []
     while gains and debts:
         gains.sort(key=lambda g: -g[1])
         debts.sort(key=lambda d: -d[1])
         (winner, gain), (loser, debt) = gains[0], debts[0]
         chips = min(gain, debt)
         settlement.append({"from": loser, "to": winner, "chips": chips})
-        gains[0][1] -= chips
-        debts[0][1] -= chips
+        gains[0] = (winner, gain - chips)
+        debts[0] = (loser, debt - chips)
         gains = [g for g in gains if g[1]]
         debts = [d for d in debts if d[1]]
     return {"standings": standings, "settlement": settlement}
