@@ -176,7 +176,7 @@ class Michigan(Variant):
 
     name = "michigan-1939"
     title = "Michigan Rummy (1939)"
-    sections = ("AH", "KC", "QH", "JS", "TH", "QH-KH", "7-8-9", "poker", "pot")
+    sections: ClassVar[tuple[str, ...]] = ("AH", "KC", "QH", "JS", "TH", "QH-KH", "7-8-9", "poker", "pot")
     section_titles = {
         "AH": "Ace of hearts", "KC": "King of clubs", "QH": "Queen of hearts",
         "JS": "Jack of spades", "TH": "Ten of hearts", "QH-KH": "Queen-King of hearts",
@@ -203,7 +203,7 @@ class Bonanza(Variant):
 
     name = "bonanza"
     title = "Bonanza"
-    sections = ("joker", "QS-JD", "sequence", "TD-2S", "poker", "AS", "KH", "QD", "JC", "centre")
+    sections: ClassVar[tuple[str, ...]] = ("joker", "QS-JD", "sequence", "TD-2S", "poker", "AS", "KH", "QD", "JC", "centre")
     section_titles = {
         "joker": "Joker", "QS-JD": "Queen-Jack", "sequence": "Sequence", "TD-2S": "Ten-Two",
         "poker": "Poker", "AS": "Ace of spades", "KH": "King of hearts",
@@ -212,7 +212,7 @@ class Bonanza(Variant):
     jokers = 1
     widow_actions = frozenset({"exchange", "sell"})
     play_pays = {"AS": "AS", "KH": "KH", "QD": "QD", "JC": "JC"}
-    calls = ("joker", "QS-JD", "sequence", "TD-2S", "poker")
+    calls: ClassVar[tuple[str, ...]] = ("joker", "QS-JD", "sequence", "TD-2S", "poker")
     pair_calls: ClassVar[dict[str, tuple[str, ...]]] = {"QS-JD": ("QS", "JD"), "TD-2S": ("TD", "2S")}
     """The calls answered by showing the cards they name, the Joker standing for one of them."""
     poker_section = "poker"
@@ -280,7 +280,7 @@ class Tripoley(Variant):
 
     name = "tripoley"
     title = "Tripoley"
-    sections = ("AH", "KH", "QH", "JH", "TH", "KH-QH", "8-9-10", "kitty", "pot")
+    sections: ClassVar[tuple[str, ...]] = ("AH", "KH", "QH", "JH", "TH", "KH-QH", "8-9-10", "kitty", "pot")
     section_titles = {
         "AH": "Ace of hearts", "KH": "King of hearts", "QH": "Queen of hearts",
         "JH": "Jack of hearts", "TH": "Ten of hearts", "KH-QH": "King-Queen of hearts",
