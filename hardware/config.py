@@ -20,15 +20,32 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from companion.rules.variants import VARIANTS
 
-VARIANT_SECTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({n: v.sections for n, v in VARIANTS.items()})
+class _OfEachVariant(Mapping[str, Any]):
+    """One setting of every variant in ``companion.rules.variants.VARIANTS``, read when asked, so a
+    game registered there has its board here too."""
+
+    def __init__(self, setting: str) -> None:
+        self._setting = setting
+
+    def __getitem__(self, variant: str) -> Any:
+        return getattr(VARIANTS[variant], self._setting)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(VARIANTS)
+
+    def __len__(self) -> int:
+        return len(VARIANTS)
+
+
+VARIANT_SECTIONS: Mapping[str, tuple[str, ...]] = _OfEachVariant("sections")
 """Every section of each variant's board, in board order (the LED order too)."""
-CENTRE_SECTION: Mapping[str, str] = MappingProxyType({n: v.centre for n, v in VARIANTS.items()})
+CENTRE_SECTION: Mapping[str, str] = _OfEachVariant("centre")
 """The section paid to whoever goes out."""
-POKER_SECTION: Mapping[str, str] = MappingProxyType({n: v.poker_section for n, v in VARIANTS.items()})
+POKER_SECTION: Mapping[str, str] = _OfEachVariant("poker_section")
 """The section the poker round plays for."""
 
 #: GPIO numbers a Pi 4/5 header offers (BCM 0-27).

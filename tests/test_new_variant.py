@@ -14,6 +14,9 @@ from companion.rules import errors
 from companion.rules.cards import Card
 from companion.rules.game import Game, replay
 from companion.rules.variants import VARIANTS, Bonanza, variant_class
+from hardware.board import Board
+from hardware.config import VARIANT_SECTIONS, BoardConfig
+from hardware.pins import mock_factory
 
 
 class AceKing(Bonanza):
@@ -97,3 +100,13 @@ def test_a_simulated_game_conserves_chips_and_pays_the_new_sections() -> None:
     assert {"AD-KC", "KH-AH"} <= paid
     again = replay(json.dumps(e) for e in events)
     assert not again.rejected and again.balances == game.balances
+
+
+def test_the_board_lights_and_turns_to_its_sections() -> None:
+    """The board takes its sections from the rules, so it drives the new game's board unchanged."""
+    assert VARIANT_SECTIONS[AceKing.name] == AceKing.sections
+    game = at_ace_king_call()
+    config = BoardConfig(led_pins=tuple(range(4, 4 + len(AceKing.sections))))
+    with Board(config, on_event=print, pin_factory=mock_factory()) as board:
+        board.update(game.view())
+        assert board.wheel.target == config.angle(AceKing.name, "AD-KC")
