@@ -54,7 +54,6 @@ def latency(fps: float, skip_still: bool) -> list[float]:
     from companion.app.serve import CameraWorker, LatestFrame, TableLoop
     from companion.table import Table
     from vision.recognizer import Recognizer
-    from vision.still import StillFrames, TableChanges
     from vision.sources import Place, demo_table
     from vision.tracker import Tracker
     from vision.zones import ZoneMap
@@ -101,8 +100,7 @@ def latency(fps: float, skip_still: bool) -> list[float]:
 
     threading.Thread(target=listen, daemon=True).start()
     time.sleep(0.5)
-    detect = Recognizer().detect
-    worker = CameraWorker(TimedFrames(), StillFrames(detect, changes=TableChanges()) if skip_still else detect, Tracker(), view,
+    worker = CameraWorker(TimedFrames(), Recognizer().detect, Tracker(), view, skip_still=skip_still,
                           on_events=loop.handle).start()
     end = time.monotonic() + source.frames / fps + 5
     while time.monotonic() < end and len(shown) < len(placed_at):

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from vision.detection import Detection
+from vision.pipeline import watch
 from vision.sources import HandPass, Move, Place, Remove, SyntheticTable
-from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker, TrackerError, to_record_events, watch
+from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker, TrackerError, to_record_events
 from vision.zones import CENTRE, ZoneMap
 
 W, H = 60, 84  # card size in px for hand-made detections

@@ -37,7 +37,7 @@ import dataclasses
 import itertools
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -45,8 +45,7 @@ import numpy as np
 from companion.rules.cards import JOKER_CODE, Card
 from companion.rules.game import CARD_PHASES, PHASES
 from vision.detection import Detection
-from vision.sources import Frame
-from vision.zones import CENTRE, AnchoredZones, ZoneMap
+from vision.zones import CENTRE, ZoneMap
 
 if TYPE_CHECKING:
     from vision.still import TableChanges
@@ -547,32 +546,6 @@ class Tracker:
                     events.append(CardRemoved(t.code or "", t.seat, self.frame_index))
                     changed = True
                     break
-
-
-def watch(
-    frames: Iterable[Frame],
-    detect: Callable[[np.ndarray], Sequence[Detection]],
-    tracker: Tracker,
-    *,
-    zones: AnchoredZones | None = None,
-) -> Iterator[tuple[Frame, list[Event]]]:
-    """Run ``detect`` on each frame of a source and feed the tracker: yields (frame, events).
-
-    ``detect`` is any callable image -> detections (the recogniser's
-    ``Recognizer().detect``, or a stand-in); with ``zones`` the seat zones
-    follow the ArUco markers in every frame.  Where the picture changes is
-    followed too (:class:`~vision.still.TableChanges`), as the live loop does.
-    """
-    from vision.still import TableChanges
-
-    changes, see_changes = TableChanges.following(detect)
-    for frame in frames:
-        zone_map = zones.update(frame.image) if zones is not None else None
-        detections = detect(frame.image)
-        see_changes(frame.image)
-        yield frame, tracker.update(detections, zone_map=zone_map, frame_index=frame.index, changes=changes)
-
-
 
 
 class RecordMapper:

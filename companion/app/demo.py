@@ -3,10 +3,11 @@
 A simulated game (real shuffled hands, legal plays) is drawn frame by frame
 as an overhead view of a table: each card of the run slides into its
 player's zone under a hand, overlapping the cards before it, with some
-camera noise. Every frame goes through the REAL recogniser and tracker, and
-what they report goes to the referee (stored, as in ``serve``), the mock
-board and the scoreboard. What a camera cannot see (the deal, the widow,
-bets, shows) is entered as a referee would on the tablet.
+camera noise. Every frame goes through the REAL recogniser and tracker (the
+same ``vision.pipeline.FrameStep`` as ``serve``), and what they report goes
+to the referee (stored, as in ``serve``), the mock board and the
+scoreboard. What a camera cannot see (the deal, the widow, bets, shows) is
+entered as a referee would on the tablet.
 
 The demo plays a careful referee too: when the camera is unsure of a card
 that the game cannot settle (more than one of its readings could be played)
@@ -34,18 +35,16 @@ from typing import Any, Iterator
 import numpy as np
 
 from companion.app.config import VOICE_LANGUAGES, VoiceConfig
-from companion.app.serve import LatestFrame, TableLoop, cards_on_table
+from companion.app.serve import LatestFrame, TableLoop, table_tracker
 from companion.app.simulate import SimulatedTable
 from companion.app.voice import open_voice
 from companion.table import READING, Table
 from hardware.board import Board
 from hardware.config import BoardConfig
 from hardware.pins import mock_factory
-from vision.detection import Detection
+from vision.pipeline import Detect, FrameStep
 from vision.recognizer import Recognizer
 from vision.render import PlacedCard, draw_hand, render_scene, table_background
-from vision.still import StillFrames, TableChanges
-from vision.tracker import Tracker
 from vision.zones import ZoneMap
 from web.app import create_app
 from web.config import WebConfig, WebConfigError
@@ -107,7 +106,7 @@ class DemoTable:
         fps: float = 10.0,
         speed: float = 1.0,
         board: Any | None = None,
-        detect: Any = None,
+        detect: Detect | None = None,
         hold_frames: int = 8,
         every_frame: bool = False,
     ) -> None:
@@ -121,12 +120,8 @@ class DemoTable:
         self.hold_frames = hold_frames
         self.zones = ZoneMap.around_table(list(players), size)
         self.view = LatestFrame(self.zones)
-        if detect is None:
-            detect = Recognizer().detect if every_frame else StillFrames(Recognizer().detect, changes=TableChanges())
-        self.detect = detect
-        view = table.view()
-        self.tracker = Tracker(self.zones, known_cards=cards_on_table(view) if view["variant"] else ())
-        self.changes, self._see_changes = TableChanges.following(detect)
+        self.tracker = table_tracker(table)
+        self.step = FrameStep(detect or Recognizer().detect, self.tracker, skip_still=not every_frame, zones=self.view.show)
         self.loop = TableLoop(table, board=board, tracker=self.tracker)
         self.background = table_background(size, style="wood", seed=seed)
         self.cards: list[PlacedCard] = []
@@ -182,12 +177,7 @@ class DemoTable:
         image, _ = render_scene(self.cards, size=self.size, background=self.background, seed=self._frame_index, noise=4.0)
         if hand_at is not None:
             draw_hand(image, at=hand_at, size=min(self.size) * 0.3)
-        detections: list[Detection] = self.detect(image)
-        self._see_changes(image)
-        zone_map = self.view.show(image, detections)
-        events = self.tracker.update(detections, zone_map=zone_map, frame_index=self._frame_index,
-                                     changes=self.changes)
-        self.loop.handle(events, self._frame_index)
+        self.loop.handle(self.step(image, self._frame_index), self._frame_index)
         self._frame_index += 1
         self.score.frames += 1
         spent = time.perf_counter() - started
@@ -459,8 +449,9 @@ def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
         f"{score.settled} unsure and settled by the game, {score.uncertain} unsure and confirmed, {score.dismissed} unsure and dismissed, {score.missed} entered by hand; "
         f"precision {score.precision:.3f}, recall {score.recall:.3f}; {score.fps:.1f} frames/s over {score.frames} frames"
     )
-    if isinstance(demo.detect, StillFrames):
-        print(f"Frames read: {demo.detect.frames_read}; {demo.detect.frames_skipped} showed a still table already "
+    still = demo.step.still
+    if still is not None:
+        print(f"Frames read: {still.frames_read}; {still.frames_skipped} showed a still table already "
               "read and were answered from those reads (--every-frame reads them all)")
     for line in score.wrong[:10]:
         print(f"  misread: {line}")

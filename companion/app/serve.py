@@ -1,6 +1,7 @@
 """``companion serve``: the whole table in one process.
 
-camera → recogniser → tracker → events → referee (stored in SQLite) → board
+camera → recogniser → tracker (one frame at a time through
+``vision.pipeline.FrameStep``) → events → referee (stored in SQLite) → board
 and scoreboard. The camera and the GPIO pins are owned here, once. Frames are
 grabbed in one thread and recognised in another, always the newest: a frame
 that comes while the last is still being read is dropped, never queued, so the
@@ -28,9 +29,9 @@ from companion.store import DAMAGED_HINT, DamagedStore
 from companion.table import LOST, NO_PICTURE, READING, Table
 from hardware.board import Board, close_on_sigterm
 from vision.detection import Detection
+from vision.pipeline import Detect, FrameStep
 from vision.recognizer import Recognizer
 from vision.sources import CameraError, open_source
-from vision.still import StillFrames, TableChanges
 from vision.tracker import CardRemoved, CardSeen, RecordMapper, Tracker
 from vision.zones import CENTRE, ZoneMap
 from web.app import create_app
@@ -48,6 +49,11 @@ def cards_on_table(view: dict[str, Any]) -> set[str]:
     if view.get("poker"):
         known |= {c for cards in view["poker"]["shown"].values() for c in cards}
     return known
+
+
+def table_tracker(table: Table) -> Tracker:
+    """A tracker for the table's camera that knows the cards already face up (:func:`cards_on_table`)."""
+    return Tracker(known_cards=cards_on_table(table.view()))
 
 
 class TableLoop:
@@ -193,9 +199,9 @@ class LatestFrame:
         self._lock = threading.Lock()
         self.zone_map = zones
         self._save_zones = save_zones
-        self._shown: tuple[np.ndarray, list[Detection]] | None = None
+        self._shown: tuple[np.ndarray, Sequence[Detection]] | None = None
 
-    def show(self, image: np.ndarray, detections: list[Detection]) -> ZoneMap:
+    def show(self, image: np.ndarray, detections: Sequence[Detection]) -> ZoneMap:
         """Keep this frame for the camera page; returns the zones to assign its cards with."""
         with self._lock:
             self._shown = (image, detections)
@@ -237,31 +243,31 @@ class LatestFrame:
 class CameraWorker:
     """Reads the camera and the cards, newest frame first.
 
-    One thread grabs frames, another recognises the newest; a frame that
-    arrives while the last is still being read replaces it (counted in
-    ``frames_dropped``), so the table never lags behind the cards.  Where
-    the picture changes is followed too (``changes``): the tracker asks a
-    person about a card that appears where nothing has moved.
-    ``on_camera(state)`` hears each change of :data:`companion.table.CAMERA_STATES`: a camera
-    that cannot be opened is one warning and ``no-picture``, and everything
-    else (the referee, the pages) goes on without it.
+    One thread grabs frames, another puts the newest through the vision's
+    :class:`~vision.pipeline.FrameStep` (``step``: ``detect``, the
+    still-table skip with ``skip_still``, ``view``'s zones, ``tracker``) and
+    gives the events to ``on_events``; a frame that arrives while the last
+    is still being read replaces it (counted in ``frames_dropped``), so the
+    table never lags behind the cards.  ``on_camera(state)`` hears each
+    change of :data:`companion.table.CAMERA_STATES`: a camera that cannot be
+    opened is one warning and ``no-picture``, and everything else (the
+    referee, the pages) goes on without it.
     """
 
     def __init__(
         self,
         source: Iterable[Any],
-        detect: Callable[[np.ndarray], list[Detection]],
+        detect: Detect,
         tracker: Tracker,
         view: LatestFrame,
         *,
+        skip_still: bool = False,
         on_events: Callable[[list[Any], int], None],
         on_camera: Callable[[str], None] = lambda state: None,
         lost_after_s: float = 3.0,
     ) -> None:
         self.source = source
-        self.detect = detect
-        self.tracker = tracker
-        self.view = view
+        self.step = FrameStep(detect, tracker, skip_still=skip_still, zones=view.show)
         self.on_events = on_events
         self.on_camera = on_camera
         self.lost_after_s = lost_after_s
@@ -277,7 +283,6 @@ class CameraWorker:
         self.frames_read = 0
         self.frames_dropped = 0
         self.frames_recognised = 0
-        self.changes, self._see_changes = TableChanges.following(detect)
         self._threads = [
             threading.Thread(target=self._grab, name="camera-grab", daemon=True),
             threading.Thread(target=self._recognise, name="camera-recognise", daemon=True),
@@ -353,14 +358,10 @@ class CameraWorker:
             if frame is None:
                 continue
             try:
-                detections = self.detect(frame.image)
+                events = self.step(frame.image, frame.index)
             except ValueError as exc:
                 log.warning("frame %d skipped: %s", frame.index, exc)
                 continue
-            self._see_changes(frame.image)
-            zone_map = self.view.show(frame.image, detections)
-            events = self.tracker.update(detections, zone_map=zone_map, frame_index=frame.index,
-                                         changes=self.changes)
             self.frames_recognised += 1
             if events:
                 self.on_events(events, frame.index)
@@ -409,7 +410,7 @@ def run(args: argparse.Namespace) -> int:
         log.error("%s", exc)
         return 2
     cv2.setNumThreads(1)
-    tracker = Tracker(known_cards=cards_on_table(table.view()))
+    tracker = table_tracker(table)
     loop: TableLoop
     with Board(config.board, on_event=lambda e: loop.on_button(e)) as board, open_voice(config.voice, table):
         restore = close_on_sigterm(board)
@@ -431,10 +432,9 @@ def run(args: argparse.Namespace) -> int:
             board.camera_ok(state == READING)
             table.set_camera(state)
 
-        detect = Recognizer(read_again=config.camera.read_again).detect
         camera = CameraWorker(
-            source, StillFrames(detect, changes=TableChanges()) if config.camera.skip_still else detect, tracker, view,
-            on_events=loop.handle, on_camera=camera_state,
+            source, Recognizer(read_again=config.camera.read_again).detect, tracker, view,
+            skip_still=config.camera.skip_still, on_events=loop.handle, on_camera=camera_state,
         ).start()
         if app.config["PIN_GENERATED"]:
             log.warning("referee PIN for this run: %s", app.config["REFEREE_PIN"])
