@@ -245,6 +245,21 @@ def test_a_recogniser_far_slower_than_the_camera_still_reports_the_cards() -> No
     assert [e.code for e in seen] == ["QS"] and seen[0].frame_index > 10
 
 
+def test_every_frame_read_reaches_the_loop_even_with_no_news() -> None:
+    """A show laid out for a call settles after frames in which nothing more happens, so the loop
+    is given those frames too, not only the ones with tracker events."""
+    frames = [Frame(np.full((48, 64, 3), 90, np.uint8), i, i / 100) for i in range(20)]
+    done = threading.Event()
+    calls: list[tuple[int, int]] = []
+    worker = CameraWorker(paced(frames, 0.01, done), SlowDetect(0.0), Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+                          on_events=lambda events, index: calls.append((len(events), index)))
+    worker.start()
+    assert done.wait(10)
+    time.sleep(0.2)
+    worker.stop()
+    assert len(calls) == worker.frames_recognised >= 5 and all(n == 0 for n, _ in calls)
+
+
 def test_the_camera_page_sees_the_latest_frame_and_can_move_the_zones(tmp_path: Path) -> None:
     saved = []
     view = LatestFrame(ZoneMap.around_table(PLAYERS, (640, 480)), save_zones=saved.append)

@@ -363,8 +363,7 @@ class CameraWorker:
                 log.warning("frame %d skipped: %s", frame.index, exc)
                 continue
             self.frames_recognised += 1
-            if events:
-                self.on_events(events, frame.index)
+            self.on_events(events, frame.index)  # a frame with no news still counts: a show settles after quiet frames
 
 
 def open_table(config: Config, *, new_game: bool = False) -> Table:
