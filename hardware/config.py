@@ -18,9 +18,10 @@ hardware.config.ConfigError: board.full_chips: must be at least 1, got 0
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 #: Every section of each variant's board, in board order (the LED order too).
 VARIANT_SECTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({
@@ -122,7 +123,7 @@ class BoardConfig:
         return out
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "BoardConfig":
+    def from_dict(cls, d: Mapping[str, Any]) -> BoardConfig:
         """Read the ``[board]`` table (as ``tomllib`` returns it); missing keys keep their defaults.
 
         ``angles`` is merged per section over the defaults, so calibrating one

@@ -267,7 +267,7 @@ def _photometric(canvas: np.ndarray, rng: np.random.Generator, *, strength: floa
         noise = rng.normal(0, rng.uniform(1, 9 * strength + 1), img.shape).astype(np.int16)
         img = cv2.add(img, noise, dtype=cv2.CV_8U)
     if rng.random() < 0.6:
-        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 95))])
+        _, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 95))])
         img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
     return img
 
@@ -540,7 +540,7 @@ def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 
         for bx0, by0, bx1, by1 in labelled:
             gx, gy = 0.1 * (bx1 - bx0), 0.1 * (by1 - by0)
             boxes.append((bx0 - gx, by0 - gy, bx1 + gx, by1 + gy))
-        found = proposed_outside(rec, image, lambda pts: all(
+        found = proposed_outside(rec, image, lambda pts, boxes=boxes: all(
             pts[:, 0].max() < bx0 or pts[:, 0].min() > bx1 or pts[:, 1].max() < by0 or pts[:, 1].min() > by1
             for bx0, by0, bx1, by1 in boxes))
         for k in rng.permutation(len(found))[:per_image].tolist():
@@ -718,6 +718,6 @@ def _photometric_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarra
     if rng.random() < 0.4:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))
     if rng.random() < 0.4:
-        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+        _, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
         img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
     return img

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.data import real_corners, read_labelled
+from models.data import read_labelled, real_corners
 from vision.classifier import CLASSES, CardClassifier, FaceReader, extract_faces, rotate_180
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "card-crops"

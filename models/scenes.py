@@ -64,7 +64,7 @@ def read_gimp_pattern(path: Path) -> np.ndarray | None:
     data = path.read_bytes()
     if len(data) < 24:
         return None
-    header, version, width, height, depth = struct.unpack(">5I", data[:20])
+    header, _version, width, height, depth = struct.unpack(">5I", data[:20])
     if data[20:24] != b"GPAT" or depth not in (1, 2, 3, 4) or header > len(data):
         return None
     pixels = np.frombuffer(data[header:header + width * height * depth], np.uint8)

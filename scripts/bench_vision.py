@@ -39,10 +39,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.rules.cards import ALL_CODES  # noqa: E402
-from vision.classifier import ModelError  # noqa: E402
-from vision.render import PlacedCard, draw_hand, render_scene, table_background  # noqa: E402
-from vision.still import StillFrames  # noqa: E402
+from companion.rules.cards import ALL_CODES
+from vision.classifier import ModelError
+from vision.render import PlacedCard, draw_hand, render_scene, table_background
+from vision.still import StillFrames
 
 STYLES = ("light_wood", "felt", "wood", "dark_wood")
 

@@ -33,8 +33,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.detection import Detection  # noqa: E402
-from vision.evaluate import LabelsError, evaluate, read_labels  # noqa: E402
+from vision.detection import Detection
+from vision.evaluate import LabelsError, evaluate, read_labels
 
 
 def _camera(frame: np.ndarray) -> np.ndarray:
@@ -43,7 +43,7 @@ def _camera(frame: np.ndarray) -> np.ndarray:
 
 
 def _webcam(frame: np.ndarray) -> np.ndarray:
-    ok, data = cv2.imencode(".jpg", _camera(frame), [cv2.IMWRITE_JPEG_QUALITY, 40])
+    _, data = cv2.imencode(".jpg", _camera(frame), [cv2.IMWRITE_JPEG_QUALITY, 40])
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 

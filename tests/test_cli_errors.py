@@ -8,10 +8,11 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+
 from server_helpers import free_port, view_when
 
 ROOT = Path(__file__).resolve().parent.parent

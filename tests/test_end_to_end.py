@@ -10,10 +10,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from server_helpers import free_port
 
 from companion.app.demo import DemoTable
 from companion.table import Table
+from server_helpers import free_port
 from web.app import create_app
 from web.config import WebConfig
 

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion import cli
+from companion.app import cli
 from vision import evaluate as ev
 from vision.detection import Detection
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
-from companion.rules.game import Game, final_standings
 from companion.app.simulate import SimulatedTable
+from companion.rules.game import Game, final_standings
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo", "Gus", "Hal", "Ida"]
 

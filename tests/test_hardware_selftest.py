@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from companion import cli
+from companion.app import cli
 from hardware import selftest
 from hardware.config import VARIANT_SECTIONS
 

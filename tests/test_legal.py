@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from engine_helpers import NEXT, feed, new_game, play
-
 from companion.rules.cards import Card, parse_cards
 from companion.rules.game import Game
 from companion.rules.legal import Betting, Close, LayAside, NextCard, NextDeal, PassTurn, Reopen, ShowCards, Showdown, WidowChoice, summary
+from engine_helpers import NEXT, feed, new_game, play
 
 FOUR = ("Ann", "Bob", "Cy", "Dee")
 EVERY = frozenset("SHDC")

@@ -19,12 +19,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.rules.cards import standard_deck
 from companion.app.cli import main
-from companion.rules.game import Game, replay
 from companion.app.simulate import SimulatedTable
-from companion.store import export_jsonl, open_store
+from companion.rules.cards import standard_deck
+from companion.rules.game import Game, replay
 from companion.rules.variants import variant_class
+from companion.store import export_jsonl, open_store
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy")
 VARIANTS = ("michigan-1939", "bonanza", "tripoley")
@@ -154,7 +154,8 @@ def junk_for(game: Game, rnd: random.Random) -> dict[str, Any]:
         "run": [{"type": "next"}, {"type": "bet", "player": player, "chips": 2}, {"type": "showdown"}],
         "between": [{"type": "next"}, {"type": "play", "player": player, "card": "2S"}, {"type": "pass", "player": player}],
         "showdown": [{"type": "deal", "dealer": player}, {"type": "bet", "player": player, "chips": 1}, {"type": "showdown"}],
-        "over": [{"type": "next"}, {"type": "deal", "dealer": player}, {"type": "show", "player": player, "cards": ["2S", "3S", "4S", "5S", "7D"]}],
+        "over": [{"type": "next"}, {"type": "deal", "dealer": player},
+                 {"type": "show", "player": player, "cards": ["2S", "3S", "4S", "5S", "7D"]}],
     }[s.phase]
     candidates: list[dict[str, Any]] = [
         *wrong_phase,

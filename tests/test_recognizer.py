@@ -17,8 +17,7 @@ import numpy as np
 import pytest
 
 from vision import _detect
-from vision.classifier import (CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, PATCH_SHAPE, FaceReader, extract_patch,
-                               rotate_180)
+from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, PATCH_SHAPE, FaceReader, extract_patch, rotate_180
 from vision.detection import Detection
 from vision.recognizer import FrameError, Recognizer, _Candidate, _Looks, _NoCards, annotate
 from vision.render import PlacedCard, card_face, render_scene, table_background

@@ -6,6 +6,7 @@ import logging
 import sys
 import types
 from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -219,7 +220,7 @@ def test_picamera_without_picamera2_is_a_clear_error(monkeypatch):
 class FakePicamera2:
     """Just what PiCamera uses of picamera2.Picamera2."""
 
-    instances: list["FakePicamera2"] = []
+    instances: ClassVar[list[FakePicamera2]] = []
     fail_after: int | None = None
 
     def __init__(self, camera_num: int = 0) -> None:

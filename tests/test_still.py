@@ -48,21 +48,21 @@ def test_a_table_read_alike_is_then_answered_from_those_reads_in_turn() -> None:
     assert (still.frames_read, still.frames_skipped) == (3, 5)
 
 
-def test_a_table_read_unalike_is_read_on_as_every_frame_would_be() -> None:
+@pytest.mark.parametrize("readings", [[[QS], []], [[QS], [Detection("QS", 0.95, QS.outline + 40)]]],
+                         ids=["every-other-frame", "two-places"])
+def test_a_table_read_unalike_is_read_on_as_every_frame_would_be(readings: list[list[Detection]]) -> None:
     """A card read in every other frame, or read at two places by turns, is the tracker's to weigh
     on fresh reads; after twice settle_reads reads the table is answered from the last ones all the same."""
-    moved = Detection("QS", 0.95, QS.outline + 40)
-    for readings in ([[QS], []], [[QS], [moved]]):
-        reads = []
+    reads: list[np.ndarray] = []
 
-        def detect(image: np.ndarray) -> list[Detection]:
-            reads.append(image)
-            return list(readings[len(reads) % 2])
+    def detect(image: np.ndarray) -> list[Detection]:
+        reads.append(image)
+        return list(readings[len(reads) % 2])
 
-        still = StillFrames(detect, settle_reads=5, refresh_frames=30)
-        for seed in range(40):
-            still(frame(CARDS, seed))
-        assert len(reads) == 11   # ten, and one more 30 frames after the last
+    still = StillFrames(detect, settle_reads=5, refresh_frames=30)
+    for seed in range(40):
+        still(frame(CARDS, seed))
+    assert len(reads) == 11   # ten, and one more 30 frames after the last
 
 
 def test_a_wrong_read_of_a_still_table_does_not_become_a_card() -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_helpers import flip_bytes
 
 from companion.store import (
     DamagedStore,
@@ -32,6 +31,7 @@ from companion.store import (
     import_jsonl,
     open_store,
 )
+from server_helpers import flip_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 SUFFIXES = [".sqlite", ".jsonl"]
@@ -72,7 +72,7 @@ def test_open_store_picks_the_backend_by_suffix(tmp_path: Path) -> None:
             assert type(store) is kind
             assert isinstance(store, EventStore)
             assert store.path == tmp_path / "deep" / "folder" / name
-    with pytest.raises(StoreError, match="suffix|kind"):
+    with pytest.raises(StoreError, match=r"suffix|kind"):
         open_store(tmp_path / "game.csv")
 
 
@@ -460,7 +460,7 @@ def test_a_store_whose_log_was_deleted_after_a_crash_is_refused(tmp_path: Path) 
     kept = wal.read_bytes()
     wal.unlink()
     (tmp_path / "game.sqlite-shm").unlink(missing_ok=True)
-    with pytest.raises(DamagedStore, match="write-ahead log game.sqlite-wal is missing"):
+    with pytest.raises(DamagedStore, match=r"write-ahead log game\.sqlite-wal is missing"):
         open_store(path)  # before: opened with the 0 events of the last checkpoint, and no word
     wal.write_bytes(kept)
     with open_store(path) as store:

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from companion import voice as voice_module
+from companion.app import voice as voice_module
 from companion.app.config import VoiceConfig
-from companion.table import Table
 from companion.app.voice import Espeak, EspeakMissing, Speaker, Voice, announcements, open_voice
+from companion.table import Table
 from web.i18n import LANGUAGES, Catalog
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "companion" / "examples"

@@ -27,7 +27,7 @@ on real tables are each replaced here:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -424,6 +424,20 @@ Outlines = tuple[Sequence[np.ndarray], "np.ndarray | None"]
 the blobs and of their holes, and the hierarchy (None for an empty mask)."""
 
 
+def _edge_lines(runs: _Runs, idx: list[int], S: list[list[float]]) -> Callable[[int], tuple[float, float, float, float, float]]:
+    """``edge(i)``: the line fitted to the outline from polygon vertex ``i`` (at outline point ``idx[i]``)
+    to the next, oriented like the polygon's edge ``S[i]``; each edge is fitted once, when first asked for."""
+    fitted: dict[int, tuple[float, float, float, float, float]] = {}
+    n = len(idx)
+
+    def edge(i: int) -> tuple[float, float, float, float, float]:
+        if i not in fitted:
+            fitted[i] = runs.fit(idx[i], idx[(i + 1) % n], (S[i][0], S[i][1]))
+        return fitted[i]
+
+    return edge
+
+
 def outlines(mask: np.ndarray) -> Outlines:
     """The outlines of ``mask``'s blobs and their holes, for :func:`find_corners` and :func:`fill_holes` to share."""
     return cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
@@ -475,14 +489,7 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float,
         order = np.argsort(keys, kind="stable")
         idx = order[np.searchsorted(keys[order], approx[:, 1].astype(np.int64) * (w + 2) + approx[:, 0])].tolist()
         P, S, SL = poly.tolist(), seg.tolist(), seg_len.tolist()
-        fitted: dict[int, tuple[float, float, float, float, float]] = {}
-        runs = _Runs(pts)
-
-        def edge(i: int) -> tuple[float, float, float, float, float]:
-            if i not in fitted:
-                fitted[i] = runs.fit(idx[i], idx[(i + 1) % n], (S[i][0], S[i][1]))
-            return fitted[i]
-
+        edge = _edge_lines(_Runs(pts), idx, S)
         ends_used: set[tuple[int, int]] = set()   # (segment, 0 = start / 1 = end) already in a corner
         for k, i in enumerate(longs):
             j = longs[(k + 1) % len(longs)]

@@ -222,7 +222,7 @@ class Recognizer:
             framed = [c for c in whole if id(c) in picture]
             best = max(framed if any(c.by_face for c in framed) else whole,
                        key=lambda c: (c.agreed, c.reads, c.confidence))
-            if best.agreed and best.confidence >= _AGREED or all(c.confidence <= best.confidence for c in candidates):
+            if (best.agreed and best.confidence >= _AGREED) or all(c.confidence <= best.confidence for c in candidates):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates)
                 if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
@@ -286,7 +286,7 @@ class Recognizer:
             if hyps[i].corner >= 0:
                 if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
                     candidates.append(c)
-            elif c.reads >= 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
+            elif (c.reads >= 2 and c.confidence >= self.min_confidence) or c.confidence >= _SURE:
                 whole.append(c)
         return candidates, whole
 

@@ -19,10 +19,10 @@ homography.  ``angle_deg`` turns a card counter-clockwise as seen on screen.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import cv2
 import numpy as np

@@ -16,13 +16,14 @@ exist is an error when the source is made, not later.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import time
-import dataclasses
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -697,10 +698,10 @@ def open_source(spec: str | int, **options: Any) -> FrameSource:
     folder of images, or ``"demo"``/``"synthetic"``. ``options`` go to the
     source (``size``, ``fps``, ``loop``, ...).
 
-    >>> open_source("/no/such/thing")
+    >>> open_source("/no/such/thing")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    FileNotFoundError: camera source '/no/such/thing' is not a file or folder (expected picamera, a webcam index such as 0, a video file, an image folder, or demo)
+    FileNotFoundError: camera source '/no/such/thing' is not a file or folder (expected picamera, a webcam index such as 0, ...)
     """
     if isinstance(spec, bool) or not isinstance(spec, (str, int)):
         raise TypeError(f"camera source must be text or a webcam index, got {spec!r}")

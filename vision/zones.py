@@ -21,9 +21,10 @@ vision.zones.ZoneError: zone 'Ann': the polygon crosses itself (edges 0 and 2)
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -389,7 +390,8 @@ class AnchoredZones:
         return self.current
 
 
-_PALETTE = [(66, 135, 245), (60, 180, 75), (230, 160, 40), (200, 70, 200), (40, 200, 220), (245, 100, 80), (150, 150, 255), (120, 220, 160), (90, 90, 200)]
+_PALETTE = [(66, 135, 245), (60, 180, 75), (230, 160, 40), (200, 70, 200), (40, 200, 220), (245, 100, 80),
+            (150, 150, 255), (120, 220, 160), (90, 90, 200)]
 
 
 def draw_zones(
