@@ -85,6 +85,7 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
         factory.close()
         return 2
     scheduler: Scheduler
+    wait: Callable[[float], None]
     if mock:
         say("hardware-test: no GPIO here (or --mock): running on gpiozero's MOCK pins, "
             "time is simulated and nothing physical moves")

@@ -191,8 +191,15 @@ def deck_sources(*, faces: bool = False) -> list[Path]:
     return found
 
 
+def _read_png(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise ValueError(f"{path}: not a readable image (remove {path.parent} to render the deck again)")
+    return image
+
+
 def load_deck(folder: Path) -> Deck:
-    faces = {p.stem: cv2.imread(str(p), cv2.IMREAD_UNCHANGED) for p in folder.glob("*.png")}
+    faces = {p.stem: _read_png(p) for p in folder.glob("*.png")}
     back = faces.pop("back", None)
     if "JK" not in faces and "JK_red" in faces:
         faces["JK"] = faces["JK_red"]

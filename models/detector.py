@@ -32,7 +32,7 @@ import numpy as np
 
 from models.decks import HELD_OUT, load_all
 from models.train import CACHE, _in_workers, predict, save_with_metadata
-from vision.detector import STRIDE, WIDTH_UNIT, decode
+from vision.detector import STRIDE, WIDTH_UNIT, CardCorner, decode
 
 if TYPE_CHECKING:  # torch is training-only: imported where it is used
     import torch
@@ -177,7 +177,7 @@ def loss_of(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: to
     return 20 * bce.sum() / w.sum() + reg_loss[:2].sum() * 0.5 + reg_loss[2:4].sum() + reg_loss[4]
 
 
-def score(found: list[list[tuple[float, float, float, float, float]]], truth: list[np.ndarray]) -> dict[str, float]:
+def score(found: list[list[CardCorner]], truth: list[np.ndarray]) -> dict[str, float]:
     """Recall and precision of found corners: a match lies within a fifth of the card's width, its
     angle within 20 degrees and its width within a quarter."""
     hits = tp = n_found = n_true = 0
@@ -223,7 +223,7 @@ def _channels(text: str) -> tuple[int, int, int]:
     parts = tuple(int(v) for v in text.split(","))
     if len(parts) != 3 or min(parts) < 4:
         raise argparse.ArgumentTypeError(f"three channel counts, comma-separated, not {text!r}")
-    return parts  # type: ignore[return-value]
+    return parts
 
 
 def main(argv: list[str] | None = None) -> int:

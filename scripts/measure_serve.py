@@ -31,9 +31,14 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-OPENING = [
+if TYPE_CHECKING:  # imported where they are used, after the arguments are read
+    from vision.sources import Frame
+
+OPENING: list[dict[str, Any]] = [
     {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy", "Dee"], "chips": 100},
     {"type": "deal", "dealer": "Ann"},
     {"type": "widow", "action": "keep"},
@@ -72,7 +77,7 @@ def latency(fps: float, skip_still: bool) -> list[float]:
     class TimedFrames:
         """The camera, noting when each card's first frame leaves it."""
 
-        def __iter__(self):
+        def __iter__(self) -> Iterator[Frame]:
             for frame in source:
                 if frame.index in placed_at:
                     laid[placed_at[frame.index]] = time.monotonic()
@@ -104,7 +109,7 @@ def latency(fps: float, skip_still: bool) -> list[float]:
     detect = Recognizer().detect
     worker = CameraWorker(TimedFrames(), StillFrames(detect, changes=TableChanges()) if skip_still else detect, Tracker(), view,
                           on_events=loop.handle).start()
-    end = time.monotonic() + source.frames / fps + 5
+    end = time.monotonic() + (source.frames or 0) / fps + 5
     while time.monotonic() < end and len(shown) < len(placed_at):
         time.sleep(0.1)
     worker.stop()

@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 import time
+from typing import Any
 
 import pytest
 from gpiozero.exc import GPIOPinInUse
@@ -39,7 +40,8 @@ def view(variant="michigan-1939", *, chips=None, won=(), out=None, call=None, ph
 @pytest.fixture
 def rig():
     """A board on fresh mock pins and a hand-cranked clock; yields (board, factory, clock, events)."""
-    factory, clock, events = mock_factory(), ManualScheduler(), []
+    factory, clock = mock_factory(), ManualScheduler()
+    events: list[dict[str, Any]] = []
     board = Board(CFG, on_event=events.append, pin_factory=factory, scheduler=clock)
     clock.advance(5.0)  # let the start-up wheel move settle and detach
     yield board, factory, clock, events
@@ -181,7 +183,7 @@ def test_wheel_moves_in_small_even_steps_one_frame_apart(rig):
     clock.advance(2)
     board.update(view(out="Ann"))                 # all the way across, to the pot
     target = CFG.angle("michigan-1939", "pot")
-    path = []
+    path: list[float] = []
     while servo_angle(factory) is not None and (not path or path[-1] != pytest.approx(target)):
         path.append(servo_angle(factory))
         clock.advance(STEP_S)

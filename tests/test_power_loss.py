@@ -21,6 +21,7 @@ def test_the_count_sees_a_doubled_or_missing_event() -> None:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("power_loss", ROOT / "scripts" / "power_loss.py")
+    assert spec is not None and spec.loader is not None
     power_loss = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(power_loss)
     want = power_loss.truth("michigan-1939", 7, 1)

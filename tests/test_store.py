@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,8 +37,8 @@ from server_helpers import flip_bytes
 REPO = Path(__file__).resolve().parents[1]
 SUFFIXES = [".sqlite", ".jsonl"]
 
-GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
-HAND = [
+GAME: dict[str, Any] = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
+HAND: list[dict[str, Any]] = [
     GAME,
     {"type": "deal", "dealer": "Ann"},
     {"type": "widow", "action": "keep"},

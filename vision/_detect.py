@@ -293,7 +293,7 @@ def whiteness(work_bgr: np.ndarray) -> np.ndarray:
     """
     b, g, r = cv2.split(work_bgr)
     tinted = cv2.addWeighted(b, 1.5, r, -0.5, 0.0)          # saturates to 0..255
-    value = cv2.min(tinted, cv2.add(cv2.max(g, r), 20))
+    value = cv2.min(tinted, cv2.add(cv2.max(g, r), 20))  # type: ignore[call-overload]  # cv2 takes a scalar; its stubs do not say
     return cv2.GaussianBlur(value, (3, 3), 0)
 
 
@@ -726,12 +726,16 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     return out
 
 
-def _affine(point: Sequence[float], x_axis: Sequence[float], y_axis: Sequence[float]) -> np.ndarray:
+_Vector = Sequence[float] | np.ndarray
+"""A point or a displacement in the frame: two plain floats, or numpy's."""
+
+
+def _affine(point: _Vector, x_axis: _Vector, y_axis: _Vector) -> np.ndarray:
     """Card units -> pixels, with the card's full x and y edges given as pixel vectors."""
     return np.array(_affine_row(point, x_axis, y_axis)).reshape(3, 3)
 
 
-def _affine_row(point: Sequence[float], x_axis: Sequence[float], y_axis: Sequence[float]) -> tuple[float, ...]:
+def _affine_row(point: _Vector, x_axis: _Vector, y_axis: _Vector) -> tuple[float, ...]:
     """:func:`_affine`'s matrix as nine plain floats, row by row (many are made into one array at once)."""
     cw, ch = CARD_SIZE
     return (x_axis[0] / cw, y_axis[0] / ch, point[0], x_axis[1] / cw, y_axis[1] / ch, point[1], 0.0, 0.0, 1.0)
@@ -756,8 +760,9 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
     # Plain floats: a frame holds hundreds of corners, and numpy's per-call cost on 2-vectors
     # was most of this function's time.
     for i, c in enumerate(corners):
-        eu = None if c.edge_u is None else tuple(c.edge_u.tolist())
-        ev = None if c.edge_v is None else tuple(c.edge_v.tolist())
+        # () for an edge not measured: it has no length to be consistent
+        eu: tuple[float, ...] = () if c.edge_u is None else tuple(c.edge_u.tolist())
+        ev: tuple[float, ...] = () if c.edge_v is None else tuple(c.edge_v.tolist())
         (ux, uy), (vx, vy) = c.u.tolist(), c.v.tolist()
         lu = _consistent(eu, width)
         lv = _consistent(ev, width)
@@ -804,13 +809,13 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
     return [Hypothesis(m, width, i, measured) for m, (width, i, measured) in zip(mats, found)]
 
 
-def _consistent(edge: Sequence[float] | None, width: float | None) -> float | None:
-    """The edge's length, unless it fits neither a card's width nor its height in this scene.
+def _consistent(edge: Sequence[float], width: float | None) -> float | None:
+    """The edge's length, unless it is not measured (empty) or fits neither a card's width nor its height in this scene.
 
     An edge "measured" to a false corner, such as the point where a card's
     side disappears over another card, is ignored rather than believed.
     """
-    if edge is None:
+    if not edge:
         return None
     length = math.hypot(*edge)
     if width is not None and not (abs(length - width) < 0.15 * width

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import cv2
 import numpy as np
@@ -125,7 +125,7 @@ class FrameSource:
             raise StopIteration
         return frame
 
-    def __enter__(self) -> FrameSource:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -321,7 +321,7 @@ class PiCamera(FrameSource):
 
     def _open(self) -> None:
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
+            from picamera2 import Picamera2
         except ImportError as e:
             raise CameraError(
                 "picamera2 is not available: it ships with Raspberry Pi OS (apt install python3-picamera2; "
@@ -398,8 +398,10 @@ class OpenCVCamera(FrameSource):
         capture: Callable[..., Any] = cv2.VideoCapture,
     ) -> None:
         super().__init__(fps=fps, backoff=backoff, clock=clock, sleep=sleep)
-        self.live = isinstance(device, int) or _is_device(str(device))
-        if not self.live:
+        if isinstance(device, int) or _is_device(str(device)):
+            self.live = True
+        else:
+            self.live = False
             device = Path(device)
             if not device.is_file():
                 raise FileNotFoundError(f"no such video file: {device}")

@@ -287,7 +287,8 @@ class MarkerAnchors:
     {'7': [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]}
     """
 
-    def __init__(self, reference: Mapping[int, Any], *, dictionary: str = "DICT_4X4_50") -> None:
+    def __init__(self, reference: Mapping[int, Any] | Mapping[str, Any], *, dictionary: str = "DICT_4X4_50") -> None:
+        """``reference``: each marker's four corners by its id, a number or its text (as TOML keys are)."""
         ref: dict[int, np.ndarray] = {}
         for key, corners in reference.items():
             try:
