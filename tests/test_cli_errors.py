@@ -15,6 +15,8 @@ import pytest
 
 from server_helpers import free_port, view_when
 
+pytestmark = pytest.mark.slow  # each test starts the command in a subprocess
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

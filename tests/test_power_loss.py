@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_three_kills_of_the_demo_lose_and_double_nothing_and_it_resumes(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(ROOT / "scripts" / "power_loss.py"), "--kills", "3", "--hands", "1",
                           "--max-delay", "1.5", "--no-finish", "--rng", "5", "--data", str(tmp_path)],

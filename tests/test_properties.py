@@ -16,6 +16,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,8 @@ from companion.rules.cards import standard_deck
 from companion.rules.game import Game, replay
 from companion.rules.variants import variant_class
 from companion.store import export_jsonl, open_store
+
+pytestmark = pytest.mark.slow  # hundreds of simulated games
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy")
 VARIANTS = ("michigan-1939", "bonanza", "tripoley")

@@ -254,6 +254,7 @@ def test_card_filling_the_picture(recognizer: Recognizer) -> None:
     assert codes(recognizer.detect(square)) == ["QD"]
 
 
+@pytest.mark.slow
 def test_empty_table_and_noise_give_nothing(recognizer: Recognizer) -> None:
     for style in ("wood", "light_wood", "felt", "cloth"):
         frame, _ = render_scene([], background=style, noise=3)
@@ -262,6 +263,7 @@ def test_empty_table_and_noise_give_nothing(recognizer: Recognizer) -> None:
     assert recognizer.detect(rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)) == []
 
 
+@pytest.mark.slow
 def test_a_frame_of_noise_has_its_corners_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Thousands of tiny right angles in noise: only the longest-edged ``_MAX_CORNERS`` are measured
     against each other (the pairs grow with the square; it took two seconds a frame)."""

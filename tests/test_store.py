@@ -95,6 +95,7 @@ def test_events_are_copies(store_path: Path) -> None:
         assert store.events() == [{"type": "show", "player": "Ann", "cards": ["AS"]}]
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(events=st.lists(events_strategy, max_size=6))
 def test_any_json_event_round_trips(tmp_path: Path, events: list[dict]) -> None:

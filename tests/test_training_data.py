@@ -130,6 +130,7 @@ def test_row_negatives_are_none_patches_from_played_rows() -> None:
     assert mined.x.shape[1:] == PATCH_SHAPE + (3,) and mined.x.dtype == np.uint8
 
 
+@pytest.mark.slow
 def test_training_continues_from_the_shipped_model_widened() -> None:
     """A run started from ``cards.onnx`` reads exactly as the shipped model, at its own width or wider;
     a narrower network is refused.  (Needs the training extra: skipped without torch and onnx.)"""
