@@ -1,10 +1,10 @@
-# Everything a fresh machine needs, in two targets: `make demo` and `make test`.
+# Everything a fresh machine needs, in two targets: `make demo` and `make test` (`make check` while working).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-vision eval train clean
+.PHONY: demo lint test check bench bench-vision eval train clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +27,17 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/companion demo
 
-test: $(STAMP) /usr/bin/chromium /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc /usr/bin/espeak-ng
+# ruff and mypy, as pyproject.toml configures them (mypy's files: the packages, scripts/ and tests/).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+test: lint /usr/bin/chromium /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc /usr/bin/espeak-ng
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+# The quick loop: lint, then every test but those marked slow or browser (pyproject.toml's markers).
+check: lint
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not browser"
 
 bench: $(STAMP)
 	$(BIN)/python -m companion.app.bench
@@ -51,4 +60,4 @@ train: $(STAMP)
 	$(BIN)/python -m models.detector
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -32,6 +32,7 @@ companion.store.StoreError: cannot tell the store kind from 'tonight.csv': use .
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import itertools
@@ -41,18 +42,19 @@ import os
 import sqlite3
 import tempfile
 import threading
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Callable, Iterable, Protocol, runtime_checkable
+from typing import IO, Any, Protocol, runtime_checkable
 
 from companion.rules.events import MAX_JSON_DEPTH, json_depth
 
 __all__ = [
-    "EventStore",
-    "JsonlStore",
     "DAMAGED_HINT",
     "DamagedStore",
+    "EventStore",
+    "JsonlStore",
     "SqliteStore",
     "StoreError",
     "StoreWriteError",
@@ -251,7 +253,7 @@ class SqliteStore(EventStore):
 
     @staticmethod
     def _now() -> str:
-        return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        return datetime.now(UTC).isoformat(timespec="milliseconds")
 
     def _write(self, statements: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run ``statements`` in one immediate transaction: all of it, or (with a StoreError) none."""
@@ -264,10 +266,8 @@ class SqliteStore(EventStore):
                 return result
             except BaseException as exc:
                 if conn.in_transaction:  # SQLite may have rolled back already (a full disk does)
-                    try:
+                    with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass
                 if isinstance(exc, sqlite3.Error):
                     raise _sqlite_error(self.path, exc) from None
                 raise
@@ -776,7 +776,7 @@ def set_aside(path: str | os.PathLike[str]) -> Path:
     ``NAME-damaged-YYYYmmdd-HHMMSS.SUFFIX`` beside it (kept whole for a repair, never deleted),
     so that a new game can start at ``path``; returns the new name."""
     p = Path(path)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     for n in itertools.count(1):
         aside = p.with_name(f"{p.stem}-damaged-{stamp}{'' if n == 1 else f'-{n}'}{p.suffix}")
         companions = [aside.with_name(aside.name + tail) for tail in ("-wal", "-shm")]

@@ -22,16 +22,18 @@ companion.rules.errors.WrongPhase: a bet does not belong in the setup phase: dea
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import logging
-from collections import deque
 import queue
 import threading
 import time
-from datetime import datetime, timezone
+from collections import deque
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from companion.rules.cards import Card
 from companion.rules.errors import RecordError
@@ -219,7 +221,7 @@ class Table:
         replaced (a new game, an import): ``<store>-<UTC time>.jsonl``, never over another."""
         if not len(self.store):
             return
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         archive, n = self.store.path.with_name(f"{self.store.path.stem}-{stamp}.jsonl"), 2
         while archive.exists():
             archive, n = self.store.path.with_name(f"{self.store.path.stem}-{stamp}-{n}.jsonl"), n + 1
@@ -374,10 +376,8 @@ class Table:
         view = self.view()
         for q in self._queues:
             if q.full():
-                try:
+                with contextlib.suppress(queue.Empty):
                     q.get_nowait()  # a slow watcher gets the newest views, not a backlog
-                except queue.Empty:
-                    pass
             q.put_nowait(view)
         for listener in self._listeners:
             try:

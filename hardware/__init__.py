@@ -13,6 +13,6 @@ from hardware.config import CENTRE_SECTION, VARIANT_SECTIONS, BoardConfig, Confi
 from hardware.pins import choose_pin_factory, is_mock, mock_factory
 
 __all__ = [
-    "Board", "BoardConfig", "CENTRE_SECTION", "ConfigError", "Display", "VARIANT_SECTIONS", "ViewError",
+    "CENTRE_SECTION", "VARIANT_SECTIONS", "Board", "BoardConfig", "ConfigError", "Display", "ViewError",
     "choose_pin_factory", "close_on_sigterm", "is_mock", "mock_factory",
 ]

@@ -28,9 +28,10 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from gpiozero.pins import Factory
 
@@ -67,7 +68,7 @@ class Display:
     face: str | None
 
     @classmethod
-    def from_view(cls, view: Mapping[str, Any]) -> "Display":
+    def from_view(cls, view: Mapping[str, Any]) -> Display:
         """Check *view* and read it; a :class:`ViewError` names the first bad field.
 
         The wheel faces, in order of precedence: the centre section when

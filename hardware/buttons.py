@@ -23,7 +23,7 @@ event on a queue).
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from gpiozero import Button
 from gpiozero.pins import Factory

@@ -22,7 +22,7 @@ returns at once.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from gpiozero import Buzzer, TonalBuzzer
 from gpiozero.pins import Factory

@@ -18,9 +18,10 @@ hardware.config.ConfigError: board.full_chips: must be at least 1, got 0
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from companion.rules.variants import VARIANTS
 
@@ -133,7 +134,7 @@ class BoardConfig:
         return out
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "BoardConfig":
+    def from_dict(cls, d: Mapping[str, Any]) -> BoardConfig:
         """Read the ``[board]`` table (as ``tomllib`` returns it); missing keys keep their defaults.
 
         ``angles`` is merged per section over the defaults, so calibrating one

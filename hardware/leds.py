@@ -17,7 +17,7 @@ the section's new level.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from gpiozero import LED, PWMLED
 from gpiozero.pins import Factory

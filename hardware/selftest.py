@@ -19,8 +19,9 @@ import queue
 import sys
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from hardware.board import Board
 from hardware.config import VARIANT_SECTIONS, BoardConfig, ConfigError
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
         factory.close()
         return 2
     scheduler: Scheduler
+    wait: Callable[[float], None]
     if mock:
         say("hardware-test: no GPIO here (or --mock): running on gpiozero's MOCK pins, "
             "time is simulated and nothing physical moves")
@@ -156,7 +158,7 @@ def _status_and_buzzer(board: Board, say: Callable[[str], None], wait: Callable[
     wait(0.5)
 
 
-def _buttons(board: Board, config: BoardConfig, say: Callable[[str], None], events: "queue.Queue[dict]",
+def _buttons(board: Board, config: BoardConfig, say: Callable[[str], None], events: queue.Queue[dict],
              timeout: float, simulate: bool, wait: Callable[[float], None]) -> list[str]:
     """Ask for each button; returns the names of those never seen within *timeout*."""
     missing = []
@@ -193,7 +195,7 @@ def _simulate_press(board: Board, pin: int, hold_s: float) -> None:
     mock_pin.drive_high()
 
 
-def _wait_for(events: "queue.Queue[dict]", expected: str, timeout: float) -> tuple[bool, list[str]]:
+def _wait_for(events: queue.Queue[dict], expected: str, timeout: float) -> tuple[bool, list[str]]:
     """Wait for an event of type *expected*; also returns the other buttons' events seen meanwhile."""
     deadline = time.monotonic() + timeout
     others: list[str] = []
@@ -207,7 +209,7 @@ def _wait_for(events: "queue.Queue[dict]", expected: str, timeout: float) -> tup
         others.append(str(event.get("type")).upper())
 
 
-def _drain(events: "queue.Queue[dict]") -> None:
+def _drain(events: queue.Queue[dict]) -> None:
     while True:
         try:
             events.get_nowait()

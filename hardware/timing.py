@@ -23,13 +23,15 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import logging
-import contextlib
 import threading
 import time
-from typing import Callable, ContextManager, Iterable, Protocol
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +59,7 @@ class Scheduler(Protocol):
 
 
 class _Entry:
-    __slots__ = ("when", "seq", "action", "cancelled")
+    __slots__ = ("action", "cancelled", "seq", "when")
 
     def __init__(self, when: float, seq: int, action: Action) -> None:
         self.when = when
@@ -68,7 +70,7 @@ class _Entry:
     def cancel(self) -> None:
         self.cancelled = True
 
-    def __lt__(self, other: "_Entry") -> bool:
+    def __lt__(self, other: _Entry) -> bool:
         return (self.when, self.seq) < (other.when, other.seq)
 
 
@@ -192,10 +194,10 @@ class Steps:
     """
 
     def __init__(self, scheduler: Scheduler, steps: Iterable[tuple[float, Action]], *,
-                 lock: ContextManager | None = None, catch_up: bool = True) -> None:
+                 lock: AbstractContextManager[object] | None = None, catch_up: bool = True) -> None:
         self._scheduler = scheduler
         self._catch_up = catch_up
-        self._lock: ContextManager = contextlib.nullcontext() if lock is None else lock
+        self._lock: AbstractContextManager[object] = contextlib.nullcontext() if lock is None else lock
         self._steps = list(steps)
         if any(b[0] < a[0] for a, b in zip(self._steps, self._steps[1:])):
             raise ValueError("step offsets must not decrease")

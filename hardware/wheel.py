@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from gpiozero import AngularServo
 from gpiozero.pins import Factory
@@ -116,10 +116,8 @@ class Wheel(Device):
             if self._job is not None:
                 self._job.cancel()
             self._target = angle
-            if self._angle is None:
-                path = [float(angle)]  # nowhere known to step from
-            else:
-                path = step_angles(self._angle, angle, speed=self._speed)
+            # nowhere known to step from: straight to the target
+            path = [float(angle)] if self._angle is None else step_angles(self._angle, angle, speed=self._speed)
             if not path:
                 if self.attached:  # already there: restart the settle countdown only
                     self._job = Steps(self._scheduler, [(self._settle, self._detach)], lock=self._lock)

@@ -186,7 +186,7 @@ def _composite(canvas: np.ndarray, face: FacePyramid, card_to_canvas: np.ndarray
     alpha = cv2.warpPerspective(image[..., 3], m, size, flags=cv2.INTER_LINEAR).astype(np.float32) / 255
     if shadow:
         offset = rng.normal(0, 3, 2)
-        sh = cv2.warpAffine(alpha, np.float32([[1, 0, offset[0]], [0, 1, offset[1]]]), size)
+        sh = cv2.warpAffine(alpha, np.array([[1, 0, offset[0]], [0, 1, offset[1]]], np.float32), size)
         sh = 1 - cv2.GaussianBlur(sh, (0, 0), rng.uniform(1, 5)) * np.float32(rng.uniform(0.1, 0.5))
         canvas[:] = cv2.blendLinear(canvas, np.zeros_like(canvas), sh, 1 - sh)
     canvas[:] = cv2.blendLinear(bgr, canvas, alpha, 1 - alpha)
@@ -267,9 +267,16 @@ def _photometric(canvas: np.ndarray, rng: np.random.Generator, *, strength: floa
         noise = rng.normal(0, rng.uniform(1, 9 * strength + 1), img.shape).astype(np.int16)
         img = cv2.add(img, noise, dtype=cv2.CV_8U)
     if rng.random() < 0.6:
-        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 95))])
-        img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+        img = _jpeg(img, int(rng.integers(30, 95)))
     return img
+
+
+def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+    """``image`` after a round trip through a JPEG of ``quality`` (1-100), as a camera's stream leaves it."""
+    _, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    assert out is not None  # a JPEG just encoded decodes
+    return out
 
 
 def _card_under(canvas: np.ndarray, rng: np.random.Generator, pick: Callable[[], FacePyramid], *,
@@ -481,8 +488,10 @@ def real_corners(items: list[tuple[Path, str]], rng: np.random.Generator | None,
     (:func:`found_inside`); the others are taken whole.
     Returns (top-left patches, bottom-right patches) in the order of ``items``.
     """
-    tl, br, ty = [], [], []
-    neg_x = []
+    tl: list[np.ndarray] = []
+    br: list[np.ndarray] = []
+    ty: list[int] = []
+    neg_x: list[np.ndarray] = []
     for path, code in items:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
@@ -523,6 +532,13 @@ def boxed_photos(folder: Path) -> Iterator[tuple[np.ndarray, list[tuple[float, f
             yield image, _boxes(xml_path)
 
 
+def _clear_of(boxes: list[tuple[float, float, float, float]]) -> Callable[[np.ndarray], bool]:
+    """Whether points (``(n, 2)``) lie wholly outside every one of ``boxes`` (x0, y0, x1, y1)."""
+    return lambda pts: all(
+        pts[:, 0].max() < bx0 or pts[:, 0].min() > bx1 or pts[:, 1].max() < by0 or pts[:, 1].min() > by1
+        for bx0, by0, bx1, by1 in boxes)
+
+
 def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 40) -> Patches:
     """``none`` patches where the recogniser's own geometry proposes an index on real clutter.
 
@@ -540,9 +556,7 @@ def scene_negatives(folder: Path, rng: np.random.Generator, *, per_image: int = 
         for bx0, by0, bx1, by1 in labelled:
             gx, gy = 0.1 * (bx1 - bx0), 0.1 * (by1 - by0)
             boxes.append((bx0 - gx, by0 - gy, bx1 + gx, by1 + gy))
-        found = proposed_outside(rec, image, lambda pts: all(
-            pts[:, 0].max() < bx0 or pts[:, 0].min() > bx1 or pts[:, 1].max() < by0 or pts[:, 1].min() > by1
-            for bx0, by0, bx1, by1 in boxes))
+        found = proposed_outside(rec, image, _clear_of(boxes))
         for k in rng.permutation(len(found))[:per_image].tolist():
             src = _photometric_light(image, rng) if rng.random() < 0.5 else image
             out.append(extract_patch(src, jitter(rng, found[k])))
@@ -652,7 +666,7 @@ def played_rows(deck: Deck, rng: np.random.Generator, *,
                                        at=tuple(rng.uniform((60, 60), (1220, 660))), tilt=0.02),
                        deck.back is None or rng.random() < 0.6))
     for h, face_up in placed:
-        image = deck.faces[codes[int(rng.integers(len(codes)))]] if face_up else deck.back
+        image = deck.faces[codes[int(rng.integers(len(codes)))]] if face_up or deck.back is None else deck.back
         _composite(canvas, FacePyramid(image), h, rng, shadow=rng.random() < 0.5)
     return canvas, placed
 
@@ -712,12 +726,11 @@ def proposed_outside(recognizer: Recognizer, frame: np.ndarray,
 
 
 def _photometric_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    img = image.astype(np.float32) * rng.uniform(0.6, 1.2) * rng.uniform(0.85, 1.15, 3)
+    img: np.ndarray = image.astype(np.float32) * rng.uniform(0.6, 1.2) * rng.uniform(0.85, 1.15, 3)
     img = (img - 128) * rng.uniform(0.7, 1.2) + 128
     img = img.clip(0, 255).astype(np.uint8)
     if rng.random() < 0.4:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))
     if rng.random() < 0.4:
-        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
-        img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+        img = _jpeg(img, int(rng.integers(30, 90)))
     return img

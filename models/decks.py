@@ -97,7 +97,7 @@ def _trim(cell: np.ndarray) -> np.ndarray | None:
 
 
 def _aisleriot(path: Path) -> dict[str, np.ndarray]:
-    sheet = _render(gzip.open(path).read() if path.suffix == ".svgz" else path.read_bytes(),
+    sheet = _render(gzip.decompress(path.read_bytes()) if path.suffix == ".svgz" else path.read_bytes(),
                     13 * 300)
     h, w = sheet.shape[:2]
     cw, ch = w / 13, h / 5
@@ -136,7 +136,7 @@ def _kde_ids(code: str) -> tuple[str, ...]:
 def _kde(path: Path) -> dict[str, np.ndarray]:
     """Render each card alone: every other element moves into <defs>, where
     ``<use>`` references still find it but nothing draws it."""
-    root = ET.fromstring(gzip.open(path).read())
+    root = ET.fromstring(gzip.decompress(path.read_bytes()))
     parents = {child: parent for parent in root.iter() for child in parent}
     by_id = {el.get("id"): el for el in root.iter() if el.get("id")}
     width = _length_px(root.get("width", "")) or 1000.0
@@ -191,8 +191,15 @@ def deck_sources(*, faces: bool = False) -> list[Path]:
     return found
 
 
+def _read_png(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise ValueError(f"{path}: not a readable image (remove {path.parent} to render the deck again)")
+    return image
+
+
 def load_deck(folder: Path) -> Deck:
-    faces = {p.stem: cv2.imread(str(p), cv2.IMREAD_UNCHANGED) for p in folder.glob("*.png")}
+    faces = {p.stem: _read_png(p) for p in folder.glob("*.png")}
     back = faces.pop("back", None)
     if "JK" not in faces and "JK_red" in faces:
         faces["JK"] = faces["JK_red"]

@@ -26,12 +26,17 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from models.decks import HELD_OUT, load_all
 from models.train import CACHE, _in_workers, predict, save_with_metadata
-from vision.detector import STRIDE, WIDTH_UNIT, decode
+from vision.detector import STRIDE, WIDTH_UNIT, CardCorner, decode
+
+if TYPE_CHECKING:  # torch is training-only: imported where it is used
+    import torch
+    from torch import nn
 
 ROOT = Path(__file__).resolve().parent
 OUTPUT = ROOT / "detector.onnx"
@@ -110,7 +115,7 @@ def encode(targets: np.ndarray, unsure: np.ndarray, size: int) -> tuple[np.ndarr
     return heat, weight, reg
 
 
-def build_net(channels: tuple[int, int, int] = (24, 48, 96)):  # noqa: ANN201 - torch is training-only
+def build_net(channels: tuple[int, int, int] = (24, 48, 96)) -> nn.Module:
     """A 4x4 patch stem straight to 1/4 (the output grid), depthwise-separable stages down to 1/32
     (a close card's index is large), then back up to 1/4 with each finer stage added in, and a 1x1
     head of ``OUTPUTS`` maps.  Cheap where the grid is finest: most of the work is at 1/8 and below."""
@@ -157,7 +162,7 @@ def build_net(channels: tuple[int, int, int] = (24, 48, 96)):  # noqa: ANN201 - 
     return Net()
 
 
-def loss_of(out, heat, weight, reg):  # noqa: ANN001, ANN201 - torch is training-only
+def loss_of(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: torch.Tensor) -> torch.Tensor:
     """Binary cross-entropy on the corner map (corner cells weigh ``POSITIVE_WEIGHT``: they are few),
     L1 on the regression where a corner is."""
     import torch
@@ -172,7 +177,7 @@ def loss_of(out, heat, weight, reg):  # noqa: ANN001, ANN201 - torch is training
     return 20 * bce.sum() / w.sum() + reg_loss[:2].sum() * 0.5 + reg_loss[2:4].sum() + reg_loss[4]
 
 
-def score(found: list[list[tuple[float, float, float, float, float]]], truth: list[np.ndarray]) -> dict[str, float]:
+def score(found: list[list[CardCorner]], truth: list[np.ndarray]) -> dict[str, float]:
     """Recall and precision of found corners: a match lies within a fifth of the card's width, its
     angle within 20 degrees and its width within a quarter."""
     hits = tp = n_found = n_true = 0
@@ -192,7 +197,7 @@ def score(found: list[list[tuple[float, float, float, float, float]]], truth: li
     return {"recall": hits / max(1, n_true), "precision": tp / max(1, n_found), "corners": n_true}
 
 
-def export(net, path: Path, size: int) -> None:  # noqa: ANN001
+def export(net: nn.Module, path: Path, size: int) -> None:
     """``net`` as ONNX at ``path`` with free height and width, checked against torch."""
     import onnxruntime as ort
     import torch
@@ -218,7 +223,7 @@ def _channels(text: str) -> tuple[int, int, int]:
     parts = tuple(int(v) for v in text.split(","))
     if len(parts) != 3 or min(parts) < 4:
         raise argparse.ArgumentTypeError(f"three channel counts, comma-separated, not {text!r}")
-    return parts  # type: ignore[return-value]
+    return parts
 
 
 def main(argv: list[str] | None = None) -> int:

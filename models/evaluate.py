@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.data import real_corners, read_labelled
+from models.data import read_labelled, real_corners
 from vision.classifier import CLASSES, CardClassifier, FaceReader, extract_faces, rotate_180
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "card-crops"
@@ -57,7 +57,7 @@ def face_accuracy(model: FaceReader, folder: Path) -> dict[str, float | int]:
             "turned": round(float((model.classify(np.stack(turned)).argmax(1) == labels).mean()), 4)}
 
 
-def held_out_accuracy(model: CardClassifier) -> dict[str, float | int] | None:
+def held_out_accuracy(model: CardClassifier) -> dict[str, str | float] | None:
     faces = isinstance(model, FaceReader)
     try:
         from models.decks import HELD_OUT, load_all
@@ -109,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         report["held_out_decks"] = held_out_accuracy(model)
     for split in ("valid", "test"):
         if (args.data / split / "labels.csv").exists():
-            report[f"card_crops_{split}"] = (face_accuracy if faces else photo_accuracy)(model, args.data / split)
+            folder = args.data / split
+            report[f"card_crops_{split}"] = (face_accuracy(model, folder) if isinstance(model, FaceReader)
+                                             else photo_accuracy(model, folder))
     report["speed_one_core"] = speed(model)
     print(json.dumps(report, indent=1))
     return 0

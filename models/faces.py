@@ -22,9 +22,28 @@ import cv2
 import numpy as np
 
 from companion.rules.cards import ALL_CODES
-from models.data import (CH, CW, NONE, RESTYLED, FacePyramid, Patches, Synth, _box_mask, _card_under, _composite,
-                         _cover, _draw_chips, _none, _photometric, _photometric_light, boxed_photos, card_homography,
-                         crop_homography, drawn, jitter)
+from models.data import (
+    CH,
+    CW,
+    NONE,
+    RESTYLED,
+    FacePyramid,
+    Patches,
+    Synth,
+    _box_mask,
+    _card_under,
+    _composite,
+    _cover,
+    _draw_chips,
+    _none,
+    _photometric,
+    _photometric_light,
+    boxed_photos,
+    card_homography,
+    crop_homography,
+    drawn,
+    jitter,
+)
 from vision.classifier import CLASSES, FACE_BOX, extract_faces, rotate_180
 
 COVERED = (0.06, 0.3)

@@ -64,7 +64,7 @@ def read_gimp_pattern(path: Path) -> np.ndarray | None:
     data = path.read_bytes()
     if len(data) < 24:
         return None
-    header, version, width, height, depth = struct.unpack(">5I", data[:20])
+    header, _version, width, height, depth = struct.unpack(">5I", data[:20])
     if data[20:24] != b"GPAT" or depth not in (1, 2, 3, 4) or header > len(data):
         return None
     pixels = np.frombuffer(data[header:header + width * height * depth], np.uint8)
@@ -227,8 +227,8 @@ class SceneSynth:
         # The far edge of a table tilted by ``tilt`` looks this much narrower (a 60-degree lens).
         shrink = 1.0 - 0.9 * math.tan(tilt) * math.tan(math.radians(30))
         inset = (1 - shrink) * n / 2
-        src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
-        dst = np.float32([[inset, 0], [n - inset, 0], [n, n], [0, n]])
+        src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+        dst = np.array([[inset, 0], [n - inset, 0], [n, n], [0, n]], np.float32)
         centre = n / 2
         a = rng.uniform(0, 2 * math.pi)
         dst = (dst - centre) @ _turn(a).T.astype(np.float32) + centre
@@ -296,7 +296,7 @@ class SceneSynth:
         if rng.random() > 0.3:
             return canvas
         n = canvas.shape[0]
-        mask = np.zeros((n, n), np.float32)
+        mask: np.ndarray = np.zeros((n, n), np.float32)
         c = tuple(int(v) for v in rng.uniform(0, n, 2))
         axes = (int(rng.uniform(0.1, 0.5) * n), int(rng.uniform(0.1, 0.6) * n))
         cv2.ellipse(mask, c, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)

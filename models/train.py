@@ -24,14 +24,16 @@ import multiprocessing as mp
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from models.data import (Patches, Synth, found_inside, real_corners, read_labelled, row_negatives, scene_negatives,
-                         table_negatives)
+from models.data import Patches, Synth, found_inside, read_labelled, real_corners, row_negatives, scene_negatives, table_negatives
 from models.decks import HELD_OUT, load_all
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, FACE_BOX, FACE_SHAPE, PATCH_SHAPE
+
+if TYPE_CHECKING:  # torch is training-only: imported where it is used
+    from torch import nn
 
 ROOT = Path(__file__).resolve().parent
 DATA = ROOT.parent.parent / "shared" / "data" / "card-crops"
@@ -101,8 +103,8 @@ def photos_inside(items: list[tuple[Path, str]], *, workers: int) -> dict[Path, 
     return inside
 
 
-def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96),  # noqa: ANN201 - torch is training-only
-              shape: tuple[int, int] = PATCH_SHAPE, *, pools: int = 3):
+def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96),
+              shape: tuple[int, int] = PATCH_SHAPE, *, pools: int = 3) -> nn.Module:
     import torch
     from torch import nn
 
@@ -139,7 +141,7 @@ def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96),  # noqa: A
     return CornerNet()
 
 
-def load_shipped(net, path: Path) -> None:  # noqa: ANN001 - torch is training-only
+def load_shipped(net: nn.Module, path: Path) -> None:
     """Start ``net`` from an exported model's weights, widened where ``net`` is wider.
 
     Only the ONNX file ships (``models/cache`` is not kept), so this is how
@@ -199,7 +201,7 @@ def load_shipped(net, path: Path) -> None:  # noqa: ANN001 - torch is training-o
             linear.bias[:o] = torch.tensor(b)
 
 
-def freeze_norms(net) -> None:  # noqa: ANN001
+def freeze_norms(net: nn.Module) -> None:
     """Keep every batch norm's statistics as they are (eval mode) while the rest trains."""
     from torch import nn
 
@@ -215,7 +217,7 @@ def combined_accuracy(p_tl: np.ndarray, p_br: np.ndarray, y: np.ndarray) -> dict
     return {"top_left": float((p_tl.argmax(1) == y).mean()), "both": float((both.argmax(1) == y).mean())}
 
 
-def predict(net, x: np.ndarray, batch: int = 1024) -> np.ndarray:  # noqa: ANN001
+def predict(net: nn.Module, x: np.ndarray, batch: int = 1024) -> np.ndarray:
     import torch
 
     net.eval()
@@ -226,7 +228,7 @@ def predict(net, x: np.ndarray, batch: int = 1024) -> np.ndarray:  # noqa: ANN00
     return np.concatenate(out) if out else np.zeros((0, len(CLASSES)), np.float32)
 
 
-def export(net, path: Path, sample: np.ndarray, *, box: tuple[int, int, int, int] = CORNER_BOX) -> None:  # noqa: ANN001
+def export(net: nn.Module, path: Path, sample: np.ndarray, *, box: tuple[int, int, int, int] = CORNER_BOX) -> None:
     """``net`` as ONNX at ``path``, with the class list, patch shape (``sample``'s) and ``box`` in its metadata."""
     import torch
 

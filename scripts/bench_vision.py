@@ -33,16 +33,18 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.rules.cards import ALL_CODES  # noqa: E402
-from vision.classifier import ModelError  # noqa: E402
-from vision.render import PlacedCard, draw_hand, render_scene, table_background  # noqa: E402
-from vision.still import StillFrames  # noqa: E402
+from companion.rules.cards import ALL_CODES
+from vision.classifier import ModelError
+from vision.detection import Detection
+from vision.render import PlacedCard, draw_hand, render_scene, table_background
+from vision.still import StillFrames
 
 STYLES = ("light_wood", "felt", "wood", "dark_wood")
 
@@ -52,7 +54,7 @@ def scene(n_cards: int, seed: int, noise_seed: int | None = None) -> np.ndarray:
     draws the camera's noise afresh on the same table (default: ``seed``)."""
     rng = np.random.default_rng(seed)
     codes = rng.permutation(ALL_CODES[:52])[:n_cards]
-    cards = []
+    cards: list[PlacedCard] = []
     for i, code in enumerate(codes):
         if i % 3 == 1:   # every third card overlaps the one before, as players' pairs do
             prev = cards[-1]
@@ -86,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.best_of < 1:
         parser.error(f"--best-of must be at least 1, got {args.best_of}")
+    if args.still and args.proposals_only:
+        parser.error("--still times the cards found: it cannot go with --proposals-only")
 
     if args.against is not None and not (args.against / "vision" / "recognizer.py").is_file():
         parser.error(f"--against {args.against}: no vision/recognizer.py there")
@@ -103,15 +107,15 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for n in (0, 5, 15):
         frames = [scene(n, seed) for seed in range(args.frames)]
-        for r in runs:
-            r(frames[0])  # warm-up: onnxruntime allocates on first use
+        for warm_up in runs:
+            warm_up(frames[0])  # onnxruntime allocates on first use
         timed = _timed(runs, frames, best_of=args.best_of)
         results[f"{n}_cards"] = timed[0]
         if args.against is not None:
             results[f"{n}_cards_against"] = timed[1]
         if args.still:
             # One table, the camera's noise drawn afresh each frame: read settle_reads times, then skipped.
-            still = StillFrames(run)
+            still = StillFrames(cast("Callable[[np.ndarray], Sequence[Detection]]", run))  # detect: not --proposals-only
             for k in range(still.settle_reads):
                 still(scene(n, 0, noise_seed=k))
             frames = [scene(n, 0, noise_seed=k) for k in range(still.settle_reads, still.settle_reads + args.frames)]
@@ -179,10 +183,10 @@ def _timed(runs: Sequence[Callable[[np.ndarray], Sequence[object]]], frames: lis
             order = range(len(runs)) if (p + k) % 2 == 0 else reversed(range(len(runs)))
             for i in order:
                 start, start_cpu = time.perf_counter(), time.thread_time()
-                out = runs[i](frame)
+                seen = runs[i](frame)
                 cpu[i, k] = min(cpu[i, k], (time.thread_time() - start_cpu) * 1000)
                 times[i, k] = min(times[i, k], (time.perf_counter() - start) * 1000)
-                found[i, k] = len(out)
+                found[i, k] = len(seen)
     out = [{"median_ms": round(float(np.median(times[i])), 1), "p90_ms": round(float(np.percentile(times[i], 90)), 1),
             "cpu_median_ms": round(float(np.median(cpu[i])), 1),
             "cpu_p90_ms": round(float(np.percentile(cpu[i], 90)), 1),

@@ -27,14 +27,18 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.detection import Detection  # noqa: E402
-from vision.evaluate import LabelsError, evaluate, read_labels  # noqa: E402
+from vision.detection import Detection
+from vision.evaluate import LabelsError, evaluate, read_labels
+
+if TYPE_CHECKING:  # imported in main(), once the arguments are read
+    from vision.recognizer import Recognizer
 
 
 def _camera(frame: np.ndarray) -> np.ndarray:
@@ -43,8 +47,10 @@ def _camera(frame: np.ndarray) -> np.ndarray:
 
 
 def _webcam(frame: np.ndarray) -> np.ndarray:
-    ok, data = cv2.imencode(".jpg", _camera(frame), [cv2.IMWRITE_JPEG_QUALITY, 40])
-    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    _, data = cv2.imencode(".jpg", _camera(frame), [cv2.IMWRITE_JPEG_QUALITY, 40])
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    assert image is not None  # a JPEG just encoded decodes
+    return image
 
 
 def _gain(frame: np.ndarray, bgr: tuple[float, float, float]) -> np.ndarray:
@@ -79,7 +85,7 @@ CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 class Changed:
     """A recogniser that sees every frame through one of the ``CONDITIONS``."""
 
-    def __init__(self, recognizer: object, change: Callable[[np.ndarray], np.ndarray]) -> None:
+    def __init__(self, recognizer: Recognizer, change: Callable[[np.ndarray], np.ndarray]) -> None:
         self.recognizer, self.change = recognizer, change
 
     def detect(self, frame: np.ndarray) -> list[Detection]:

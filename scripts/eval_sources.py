@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.evaluate import evaluate, read_labels  # noqa: E402
+from vision.evaluate import evaluate, read_labels
 
 SOURCES = ("table-photos", "webcam-frames", "scene-photos/train", "scene-photos/test",
            "card-crops/valid", "card-crops/test")

@@ -36,6 +36,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +59,16 @@ def rss_mb(pid: int) -> float:
 
 def fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+@dataclass
+class Stream:
+    """One event stream's socket, which of the ``--streams`` it is, what it has read, and its HTTP status."""
+
+    sock: socket.socket
+    i: int
+    buf: bytes = b""
+    status: int | None = None
 
 
 class Streams:
@@ -85,7 +96,7 @@ class Streams:
         s.setblocking(False)
         s.bind((f"127.0.0.{2 + i % self.addresses}", 0))
         s.connect_ex(("127.0.0.1", self.port))
-        self.selector.register(s, selectors.EVENT_WRITE, {"i": i, "buf": b"", "status": None})
+        self.selector.register(s, selectors.EVENT_WRITE, Stream(s, i))
 
     def _run(self) -> None:
         while not self.stop.is_set():
@@ -94,51 +105,52 @@ class Streams:
                 self._retry.remove((due, i))
                 self._connect(i)
             for key, mask in self.selector.select(timeout=0.2):
-                s, state = key.fileobj, key.data
+                stream: Stream = key.data
+                s = stream.sock
                 if mask & selectors.EVENT_WRITE:
                     try:
                         s.send(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
                     except OSError:
-                        self._drop(s, state, failed=True)
+                        self._drop(stream, failed=True)
                         continue
-                    self.selector.modify(s, selectors.EVENT_READ, state)
+                    self.selector.modify(s, selectors.EVENT_READ, stream)
                     continue
                 try:
                     data = s.recv(65536)
                 except OSError:
                     data = b""
                 if not data:
-                    self._drop(s, state, failed=state["status"] is None)
+                    self._drop(stream, failed=stream.status is None)
                     continue
-                state["buf"] += data
-                if state["status"] is None and b"\r\n\r\n" in state["buf"]:
-                    head, _, state["buf"] = state["buf"].partition(b"\r\n\r\n")
-                    state["status"] = int(head.split()[1])
-                    if state["status"] == 200:
+                stream.buf += data
+                if stream.status is None and b"\r\n\r\n" in stream.buf:
+                    head, _, stream.buf = stream.buf.partition(b"\r\n\r\n")
+                    stream.status = int(head.split()[1])
+                    if stream.status == 200:
                         self.open_now += 1
                         self.peak_open = max(self.peak_open, self.open_now)
                     else:
                         self.refused += 1
                         wait = re.search(rb"(?i)retry-after:\s*(\d+)", head)
-                        self._drop(s, state, failed=False, retry_s=int(wait.group(1)) if wait else 2)
+                        self._drop(stream, failed=False, retry_s=int(wait.group(1)) if wait else 2)
                         continue
-                self.events += state["buf"].count(b"\nid: ") + state["buf"].startswith(b"id: ")
-                state["buf"] = state["buf"][-8:]
+                self.events += stream.buf.count(b"\nid: ") + stream.buf.startswith(b"id: ")
+                stream.buf = stream.buf[-8:]
 
-    def _drop(self, s: socket.socket, state: dict, *, failed: bool, retry_s: float = 2.0) -> None:
-        self.selector.unregister(s)
-        s.close()
-        if state["status"] == 200:
+    def _drop(self, stream: Stream, *, failed: bool, retry_s: float = 2.0) -> None:
+        self.selector.unregister(stream.sock)
+        stream.sock.close()
+        if stream.status == 200:
             self.open_now -= 1
         if failed:
             self.failed += 1
-        self._retry.append((time.monotonic() + retry_s, state["i"]))
+        self._retry.append((time.monotonic() + retry_s, stream.i))
 
     def close(self) -> None:
         self.stop.set()
         self._thread.join(timeout=5)
         for key in list(self.selector.get_map().values()):
-            key.fileobj.close()
+            key.data.sock.close()
         self.selector.close()
 
 
@@ -156,6 +168,14 @@ def get_state(port: int) -> tuple[float, str | None]:
     return time.perf_counter() - started, error
 
 
+def _found(pattern: bytes, page: bytes) -> bytes:
+    """The first group of ``pattern`` in ``page`` (dots match newlines); an error names what the page lacks."""
+    match = re.search(pattern, page, re.S)
+    if match is None:
+        raise RuntimeError(f"the server's page has no {pattern!r}")
+    return match.group(1)
+
+
 class Referee:
     """A signed-in referee that deals and takes the deal back, one request a second."""
 
@@ -165,7 +185,8 @@ class Referee:
         self.cookie, self.csrf, self.turn = "", "", 0
         self._sign_in()
 
-    def _request(self, method: str, path: str, body: str | None = None, headers: dict[str, str] | None = None):
+    def _request(self, method: str, path: str, body: str | None = None,
+                 headers: dict[str, str] | None = None) -> tuple[http.client.HTTPResponse, bytes]:
         self.conn.request(method, path, body=body, headers={"Cookie": self.cookie, **(headers or {})})
         r = self.conn.getresponse()
         data = r.read()
@@ -175,12 +196,12 @@ class Referee:
 
     def _sign_in(self) -> None:
         _, page = self._request("GET", "/referee/login")
-        token = re.search(rb'name="csrf_token" value="([^"]+)"', page).group(1).decode()
+        token = _found(rb'name="csrf_token" value="([^"]+)"', page).decode()
         r, _ = self._request("POST", "/referee/login", f"pin={PIN}&csrf_token={token}",
                              {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://127.0.0.1:{self.port}"})
         assert r.status == 302, r.status
         _, page = self._request("GET", "/referee")
-        boot = re.search(rb'<script id="boot" type="application/json">(.*?)</script>', page, re.S).group(1)
+        boot = _found(rb'<script id="boot" type="application/json">(.*?)</script>', page)
         self.csrf = json.loads(boot)["csrf"]
 
     def act(self) -> tuple[float, str | None]:

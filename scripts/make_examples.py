@@ -24,9 +24,9 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion.app.simulate import SimulatedTable  # noqa: E402
-from companion.store import canonical_json  # noqa: E402
-from vision.render import PlacedCard, draw_hand, render_scene  # noqa: E402
+from companion.app.simulate import SimulatedTable
+from companion.store import canonical_json
+from vision.render import PlacedCard, draw_hand, render_scene
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "companion" / "examples"
 PLAYERS = ("Ann", "Bob", "Cy", "Dee")

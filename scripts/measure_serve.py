@@ -31,9 +31,14 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-OPENING = [
+if TYPE_CHECKING:  # imported where they are used, after the arguments are read
+    from vision.sources import Frame
+
+OPENING: list[dict[str, Any]] = [
     {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy", "Dee"], "chips": 100},
     {"type": "deal", "dealer": "Ann"},
     {"type": "widow", "action": "keep"},
@@ -55,6 +60,7 @@ def latency(fps: float, skip_still: bool) -> list[float]:
     from companion.table import Table
     from vision.recognizer import Recognizer
     from vision.sources import Place, demo_table
+    from vision.still import StillFrames, TableChanges
     from vision.tracker import Tracker
     from vision.zones import ZoneMap
     from web.app import create_app
@@ -71,7 +77,7 @@ def latency(fps: float, skip_still: bool) -> list[float]:
     class TimedFrames:
         """The camera, noting when each card's first frame leaves it."""
 
-        def __iter__(self):
+        def __iter__(self) -> Iterator[Frame]:
             for frame in source:
                 if frame.index in placed_at:
                     laid[placed_at[frame.index]] = time.monotonic()
@@ -102,7 +108,7 @@ def latency(fps: float, skip_still: bool) -> list[float]:
     time.sleep(0.5)
     worker = CameraWorker(TimedFrames(), Recognizer().detect, Tracker(), view, skip_still=skip_still,
                           on_events=loop.handle).start()
-    end = time.monotonic() + source.frames / fps + 5
+    end = time.monotonic() + (source.frames or 0) / fps + 5
     while time.monotonic() < end and len(shown) < len(placed_at):
         time.sleep(0.1)
     worker.stop()

@@ -37,9 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from companion.app.demo import PLAYERS  # noqa: E402
+from companion.app.simulate import SimulatedTable  # noqa: E402
 from companion.rules.events import as_event  # noqa: E402
 from companion.rules.game import Game  # noqa: E402
-from companion.app.simulate import SimulatedTable  # noqa: E402
 from companion.store import canonical_json  # noqa: E402
 
 START_TIMEOUT_S = 180.0

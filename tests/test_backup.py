@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from server_helpers import flip_bytes
 
 from companion.app.cli import main
 from companion.store import (
@@ -17,6 +16,7 @@ from companion.store import (
     backup_store,
     open_store,
 )
+from server_helpers import flip_bytes
 
 GAME = {"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50}
 
@@ -118,7 +118,7 @@ def test_a_target_with_a_log_beside_it_is_refused_even_forced(tmp_path: Path) ->
     _closed_store(tmp_path / "game.sqlite", 3)
     other = open_store(tmp_path / "other.sqlite")  # a store open there: its -wal would be applied to the copy
     other.append(GAME)
-    with pytest.raises(StoreError, match="other.sqlite-wal lies beside"):
+    with pytest.raises(StoreError, match=r"other\.sqlite-wal lies beside"):
         backup_store(tmp_path / "game.sqlite", tmp_path / "other.sqlite", force=True)
     assert len(other) == 1
     other.close()
@@ -165,7 +165,7 @@ def test_a_json_lines_record_is_copied_up_to_its_last_whole_line(tmp_path: Path,
             store.append(event)
     with open(source, "ab") as f:
         f.write(b'{"type":"bet","play')  # a line still being written: not stored yet
-    code, out, err = _cli(capsys, str(source), str(tmp_path / "copy.jsonl"))
+    code, out, _ = _cli(capsys, str(source), str(tmp_path / "copy.jsonl"))
     assert code == 0 and "4 events" in out
     with open_store(tmp_path / "copy.jsonl") as copy:
         assert copy.events() == _bets(4)

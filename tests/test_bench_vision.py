@@ -26,7 +26,7 @@ def test_against_another_checkout_times_both_and_leaves_this_ones_modules(tmp_pa
         "    def propose(self, frame_bgr: np.ndarray) -> list[np.ndarray]:\n        return []\n\n"
         "    def _propose_here(self, frame_bgr: np.ndarray) -> list[np.ndarray]:"))
     assert "_propose_here" in recognizer.read_text()
-    before = sys.modules["vision.recognizer"] if "vision.recognizer" in sys.modules else None
+    before = sys.modules.get("vision.recognizer")
     assert bench_vision.main(["--frames", "2", "--proposals-only", "--against", str(other), "--json"]) == 0
     results = json.loads(capsys.readouterr().out)
     assert results["5_cards"]["mean_found"] > 0 and results["5_cards_against"]["mean_found"] == 0

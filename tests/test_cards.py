@@ -35,7 +35,7 @@ def test_canonical_round_trip_for_every_code() -> None:
         card = Card.parse(code)
         assert str(card) == code
         assert Card.parse(code.lower()) == card
-        assert eval(repr(card)) == card  # noqa: S307 - repr is Card.parse('..')
+        assert eval(repr(card)) == card  # repr is Card.parse('..')
 
 
 def test_all_codes_is_the_53_card_pack_once_each() -> None:

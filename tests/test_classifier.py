@@ -9,9 +9,22 @@ import numpy as np
 import pytest
 
 from companion.rules.cards import ALL_CODES
-from vision.classifier import (CARD_SIZE, CLASSES, FACE_BOX, FACE_SHAPE, PATCH_SHAPE, CardClassifier, FaceReader,
-                               ModelError, PatchError, corner_to_card, extract_faces, extract_patch, extract_patches,
-                               rotate_180)
+from vision.classifier import (
+    CARD_SIZE,
+    CLASSES,
+    FACE_BOX,
+    FACE_SHAPE,
+    PATCH_SHAPE,
+    CardClassifier,
+    FaceReader,
+    ModelError,
+    PatchError,
+    corner_to_card,
+    extract_faces,
+    extract_patch,
+    extract_patches,
+    rotate_180,
+)
 from vision.render import PlacedCard, render_scene, table_background
 
 CARD_CORNERS = np.array([[0, 0], [CARD_SIZE[0], 0], [CARD_SIZE[0], CARD_SIZE[1]], [0, CARD_SIZE[1]]],

@@ -8,11 +8,14 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+
 from server_helpers import free_port, view_when
+
+pytestmark = pytest.mark.slow  # each test starts the command in a subprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 

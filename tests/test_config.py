@@ -104,5 +104,5 @@ def test_broken_saved_zones_are_named(tmp_path: Path) -> None:
     config.zones_path.write_text('[zones]\nAnn = [[0, 0], [1, 1]]\n')
     path = tmp_path / "config.toml"
     path.write_text(f'data_dir = "{tmp_path}"\n')
-    with pytest.raises(ConfigError, match="zones.toml.*delete it"):
+    with pytest.raises(ConfigError, match=r"zones\.toml.*delete it"):
         Config.load(path)

@@ -48,11 +48,11 @@ def test_decode_joins_the_cells_that_vote_alike_and_parts_those_that_do_not() ->
 
 
 def test_a_missing_or_broken_model_is_refused_by_name(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match="absent.onnx"):
+    with pytest.raises(ModelError, match=r"absent\.onnx"):
         CardDetector(tmp_path / "absent.onnx")
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
-    with pytest.raises(ModelError, match="broken.onnx"):
+    with pytest.raises(ModelError, match=r"broken\.onnx"):
         CardDetector(broken)
     with pytest.raises(ValueError, match="size"):
         CardDetector(DEFAULT_DETECTOR, size=10)

@@ -8,12 +8,13 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
-from server_helpers import free_port
 
 from companion.app.demo import DemoTable
 from companion.table import Table
+from server_helpers import free_port
 from web.app import create_app
 from web.config import WebConfig
 
@@ -40,7 +41,7 @@ def _plays(store: Path) -> list[str]:
     return [json.loads(r[0])["card"] for r in rows if json.loads(r[0])["type"] == "play"]
 
 
-def _serve(config: Path) -> subprocess.Popen:
+def _serve(config: Path) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "companion", "serve", "--config", str(config)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
@@ -57,13 +58,14 @@ def _wait(predicate, seconds: float) -> bool:
 def test_serve_killed_mid_hand_resumes_without_replaying_anything(tmp_path: Path) -> None:
     players = ["Ann", "Bob", "Cy", "Dee"]
     store = tmp_path / "game.sqlite"
+    opening: list[dict[str, Any]] = [
+        {"type": "game", "variant": "michigan-1939", "players": players, "chips": 100},
+        {"type": "deal", "dealer": "Ann"},
+        {"type": "widow", "action": "keep"},
+        {"type": "next"},
+    ]
     with Table.open(store) as table:
-        for event in [
-            {"type": "game", "variant": "michigan-1939", "players": players, "chips": 100},
-            {"type": "deal", "dealer": "Ann"},
-            {"type": "widow", "action": "keep"},
-            {"type": "next"},
-        ]:
+        for event in opening:
             table.submit(event)
     port = free_port()
     config = tmp_path / "config.toml"
@@ -73,6 +75,7 @@ def test_serve_killed_mid_hand_resumes_without_replaying_anything(tmp_path: Path
     )
     # The demo camera lays 5H 6H 7H 8H 9H TH JH QH round the table, one every 1.5 s: a legal run led by Ann.
     first = _serve(config)
+    assert first.stderr is not None
     try:
         assert _wait(lambda: len(_plays(store)) >= 3, 60), first.stderr.read() if first.poll() is not None else "too slow"
     finally:

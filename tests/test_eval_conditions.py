@@ -14,7 +14,7 @@ from vision.classifier import DEFAULT_MODEL
 from vision.render import PlacedCard, render_scene
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import eval_conditions  # noqa: E402
+import eval_conditions
 
 pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")
 

@@ -11,7 +11,7 @@ import pytest
 from vision.render import PlacedCard, render_scene
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import eval_sources  # noqa: E402
+import eval_sources
 
 
 def test_a_source_is_judged_at_the_threshold_the_other_validation_folders_chose() -> None:

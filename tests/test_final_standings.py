@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
-from companion.rules.game import Game, final_standings
 from companion.app.simulate import SimulatedTable
+from companion.rules.game import Game, final_standings
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo", "Gus", "Hal", "Ida"]
 
@@ -25,13 +26,14 @@ def test_the_settlement_pays_each_winner_his_gain_from_the_losers(chips: list[in
         table[NAMES[n - 1]] += -sum(chips) % n  # the last player's chips make the sum a whole start each
         start = sum(table.values()) // n
     final = final_standings(table, start)
-    paid, received = Counter(), Counter()
+    paid: Counter[str] = Counter()
+    received: Counter[str] = Counter()
     for payment in final["settlement"]:
         assert payment["chips"] > 0 and table[payment["from"]] < start < table[payment["to"]]
         paid[payment["from"]] += payment["chips"]
         received[payment["to"]] += payment["chips"]
-    for name, chips in table.items():
-        assert paid[name] <= max(0, start - chips)
+    for name, held in table.items():
+        assert paid[name] <= max(0, start - held)
     gains = {n: c - start for n, c in table.items() if c > start}
     if left_on_board == 0:  # every gain is paid in full
         assert dict(received) == gains

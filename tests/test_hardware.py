@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import itertools
 import logging
 import math
 import os
 import signal
 import threading
 import time
+from typing import Any
 
 import pytest
 from gpiozero.exc import GPIOPinInUse
@@ -38,7 +40,8 @@ def view(variant="michigan-1939", *, chips=None, won=(), out=None, call=None, ph
 @pytest.fixture
 def rig():
     """A board on fresh mock pins and a hand-cranked clock; yields (board, factory, clock, events)."""
-    factory, clock, events = mock_factory(), ManualScheduler(), []
+    factory, clock = mock_factory(), ManualScheduler()
+    events: list[dict[str, Any]] = []
     board = Board(CFG, on_event=events.append, pin_factory=factory, scheduler=clock)
     clock.advance(5.0)  # let the start-up wheel move settle and detach
     yield board, factory, clock, events
@@ -79,7 +82,7 @@ def test_empty_board_is_dark(rig):
 
 
 def test_one_rich_section_lights_only_its_led(rig):
-    board, factory, clock, _ = rig
+    board, factory, _, _ = rig
     board.update(view(chips={"QH-KH": 7}))
     expected = [0.0] * 10
     expected[5] = brightness(7, CFG.full_chips)
@@ -90,7 +93,7 @@ def test_one_rich_section_lights_only_its_led(rig):
 def test_brightness_grows_with_chips_and_saturates_at_full():
     levels = [brightness(c, 20) for c in range(0, 41)]
     assert levels[0] == 0.0 and levels[1] == pytest.approx(MIN_LEVEL + 0.95 * (1 - 0.95 ** 2), abs=1e-4)
-    assert all(a < b for a, b in zip(levels[:21], levels[1:21]))
+    assert all(a < b for a, b in itertools.pairwise(levels[:21]))
     assert levels[20:] == [1.0] * 21
     assert brightness(3, 3) == 1.0 and brightness(1, 1) == 1.0
 
@@ -180,7 +183,7 @@ def test_wheel_moves_in_small_even_steps_one_frame_apart(rig):
     clock.advance(2)
     board.update(view(out="Ann"))                 # all the way across, to the pot
     target = CFG.angle("michigan-1939", "pot")
-    path = []
+    path: list[float] = []
     while servo_angle(factory) is not None and (not path or path[-1] != pytest.approx(target)):
         path.append(servo_angle(factory))
         clock.advance(STEP_S)
@@ -340,7 +343,7 @@ def test_active_buzzer_beeps_twice_on_a_rejection(rig):
         trace.append(int(pin.state))
         clock.advance(0.02)
     assert trace[0] == 1 and trace[-1] == 0
-    assert sum(1 for a, b in zip(trace, trace[1:]) if (a, b) == (0, 1)) == 1   # on, off, on, off
+    assert sum(1 for a, b in itertools.pairwise(trace) if (a, b) == (0, 1)) == 1   # on, off, on, off
     assert sum(trace) * 0.02 == pytest.approx(0.24)
 
 
@@ -436,9 +439,8 @@ def test_every_part_of_the_board_is_a_device_closed_once_whoever_closes_it():
 
 def test_pins_in_use_by_another_board_are_refused_and_the_partial_board_released():
     factory, clock = mock_factory(), ManualScheduler()
-    with Board(CFG, on_event=print, pin_factory=factory, scheduler=clock):
-        with pytest.raises(GPIOPinInUse):
-            Board(CFG, on_event=print, pin_factory=factory, scheduler=clock)
+    with Board(CFG, on_event=print, pin_factory=factory, scheduler=clock), pytest.raises(GPIOPinInUse):
+        Board(CFG, on_event=print, pin_factory=factory, scheduler=clock)
     other = BoardConfig(led_pins=(4,), status_led_pin=5, servo_pin=6, confirm_pin=12, undo_pin=13,
                         next_pin=19, buzzer_pin=18)
     with Board(CFG, on_event=print, pin_factory=factory, scheduler=clock):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 
 import pytest
 
-from hardware.config import (CENTRE_SECTION, POKER_SECTION, VARIANT_SECTIONS, BoardConfig, ConfigError,
-                             default_angles)
+from hardware.config import CENTRE_SECTION, POKER_SECTION, VARIANT_SECTIONS, BoardConfig, ConfigError, default_angles
 
 #: Pins a Pi HAT, I2C, SPI0 or the UART would want: the defaults keep off them.
 RESERVED = {0, 1, 2, 3, 7, 8, 9, 10, 11, 14, 15}
@@ -67,7 +67,7 @@ def test_empty_table_is_the_defaults():
 
 def test_config_is_frozen_all_the_way_down():
     cfg = BoardConfig()
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.servo_pin = 4  # type: ignore[misc]
     with pytest.raises(TypeError):
         cfg.angles["bonanza"]["centre"] = 0  # type: ignore[index]
@@ -112,7 +112,7 @@ def test_duplicate_pin_names_both_keys():
 
 
 def test_not_a_table():
-    with pytest.raises(ConfigError, match="^board: expected a table"):
+    with pytest.raises(ConfigError, match=r"^board: expected a table"):
         BoardConfig.from_dict([("servo_pin", 4)])  # type: ignore[arg-type]
 
 

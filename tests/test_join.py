@@ -55,6 +55,7 @@ def test_companion_web_prints_the_way_in_at_start(tmp_path: Path) -> None:
         port = s.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "companion", "web", "--record", str(tmp_path / "g.jsonl"), "--port", str(port)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
     try:
         lines = [proc.stdout.readline() for _ in range(3)]  # the PIN, the address, the way in
     finally:

@@ -71,9 +71,8 @@ def imports(path: Path, known: set[str]) -> list[tuple[str, int, bool]]:
             elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0:
                 names = [f"{child.module}.{a.name}" if f"{child.module}.{a.name}" in known else child.module
                          for a in child.names]
-            for name in names:
-                if name.split(".")[0] in PACKAGES:
-                    found.append((name, child.lineno, in_function))
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                found.extend((name, child.lineno, in_function) for name in names if name.split(".")[0] in PACKAGES)
             visit(child, inner)
 
     visit(tree, False)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from engine_helpers import NEXT, feed, new_game, play
-
 from companion.rules.cards import Card, parse_cards
 from companion.rules.game import Game
 from companion.rules.legal import Betting, Close, LayAside, NextCard, NextDeal, PassTurn, Reopen, ShowCards, Showdown, WidowChoice, summary
+from engine_helpers import NEXT, feed, new_game, play
 
 FOUR = ("Ann", "Bob", "Cy", "Dee")
 EVERY = frozenset("SHDC")
@@ -85,7 +84,8 @@ def test_bonanza_calls_say_the_shapes_of_a_show() -> None:
     assert game.legal_plays() == (ShowCards("joker", 1, tuple(parse_cards("JK")), False, FOUR), Close("joker"))
     feed(game, NEXT)
     assert lines(game) == "Queen-Jack: show QS and JD"
-    assert game.legal_plays()[0].wild  # the Joker may stand for one
+    show = game.legal_plays()[0]
+    assert isinstance(show, ShowCards) and show.wild  # the Joker may stand for one
     feed(game, NEXT)
     assert lines(game) == "Sequence: show three cards of one suit in a row"
 

@@ -15,7 +15,9 @@ from vision.markers import MarkerSheetError, sheet_svg
 
 def rasterise(svg: str, px_per_mm: float = 4.0) -> np.ndarray:
     """The sheet's black squares drawn on white, as a printer would (the text is left out)."""
-    width, height = (float(v) for v in re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())
+    box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+    assert box is not None
+    width, height = (float(v) for v in box.groups())
     page = np.full((int(height * px_per_mm), int(width * px_per_mm)), 255, np.uint8)
     for x, y, w, h in re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="#000"/>', svg):
         x0, y0 = round(float(x) * px_per_mm), round(float(y) * px_per_mm)

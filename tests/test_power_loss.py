@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_three_kills_of_the_demo_lose_and_double_nothing_and_it_resumes(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(ROOT / "scripts" / "power_loss.py"), "--kills", "3", "--hands", "1",
                           "--max-delay", "1.5", "--no-finish", "--rng", "5", "--data", str(tmp_path)],
@@ -21,6 +24,7 @@ def test_the_count_sees_a_doubled_or_missing_event() -> None:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("power_loss", ROOT / "scripts" / "power_loss.py")
+    assert spec is not None and spec.loader is not None
     power_loss = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(power_loss)
     want = power_loss.truth("michigan-1939", 7, 1)

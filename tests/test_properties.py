@@ -16,20 +16,29 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.rules.cards import standard_deck
 from companion.app.cli import main
-from companion.rules.game import Game, replay
 from companion.app.simulate import SimulatedTable
-from companion.store import export_jsonl, open_store
+from companion.rules.cards import standard_deck
+from companion.rules.game import Game, replay
 from companion.rules.variants import variant_class
+from companion.store import export_jsonl, open_store
+
+pytestmark = pytest.mark.slow  # hundreds of simulated games
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy")
 VARIANTS = ("michigan-1939", "bonanza", "tripoley")
 
-tables = st.fixed_dictionaries(
+
+def _allowed(spec: dict[str, Any]) -> bool:
+    """No option chosen against what the variant's rules fix."""
+    return all(spec["options"].get(k, v) == v for k, (v, _) in variant_class(spec["variant"]).fixed_options.items())
+
+
+tables: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
     {
         "variant": st.sampled_from(VARIANTS),
         "players": st.integers(min_value=2, max_value=9),
@@ -45,7 +54,7 @@ tables = st.fixed_dictionaries(
             },
         ),
     }
-).filter(lambda spec: all(spec["options"].get(k, v) == v for k, (v, _) in variant_class(spec["variant"]).fixed_options.items()))
+).filter(_allowed)
 
 
 def simulate(spec: dict[str, Any]) -> tuple[SimulatedTable, list[dict[str, Any]]]:
@@ -145,7 +154,7 @@ def junk_for(game: Game, rnd: random.Random) -> dict[str, Any]:
     s = game.state
     player = rnd.choice(s.players)
     played = [str(c) for cs in s.played.values() for c in cs]
-    wrong_phase = {
+    by_phase: dict[str, list[dict[str, Any]]] = {
         "setup": [{"type": "next"}, {"type": "widow", "action": "keep"}, {"type": "play", "player": player, "card": "2S"}],
         "widow": [{"type": "next"}, {"type": "bet", "player": player, "chips": 1}, {"type": "deal", "dealer": player}],
         "claims": [{"type": "bid", "player": player, "chips": 1}, {"type": "pass", "player": player}, {"type": "showdown"}],
@@ -154,8 +163,10 @@ def junk_for(game: Game, rnd: random.Random) -> dict[str, Any]:
         "run": [{"type": "next"}, {"type": "bet", "player": player, "chips": 2}, {"type": "showdown"}],
         "between": [{"type": "next"}, {"type": "play", "player": player, "card": "2S"}, {"type": "pass", "player": player}],
         "showdown": [{"type": "deal", "dealer": player}, {"type": "bet", "player": player, "chips": 1}, {"type": "showdown"}],
-        "over": [{"type": "next"}, {"type": "deal", "dealer": player}, {"type": "show", "player": player, "cards": ["2S", "3S", "4S", "5S", "7D"]}],
-    }[s.phase]
+        "over": [{"type": "next"}, {"type": "deal", "dealer": player},
+                 {"type": "show", "player": player, "cards": ["2S", "3S", "4S", "5S", "7D"]}],
+    }
+    wrong_phase = by_phase[s.phase]
     candidates: list[dict[str, Any]] = [
         *wrong_phase,
         {"type": "play", "player": "Zed", "card": "2S"},

@@ -17,10 +17,9 @@ import numpy as np
 import pytest
 
 from vision import _detect
-from vision.classifier import (CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, PATCH_SHAPE, FaceReader, extract_patch,
-                               rotate_180)
+from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, PATCH_SHAPE, FaceReader, extract_patch, rotate_180
 from vision.detection import Detection
-from vision.recognizer import FrameError, Recognizer, _Candidate, _Looks, _NoCards, annotate
+from vision.recognizer import Classifier, FrameError, Recognizer, _Candidate, _Looks, _NoCards, annotate
 from vision.render import PlacedCard, card_face, render_scene, table_background
 
 NONE = len(CLASSES) - 1
@@ -85,7 +84,7 @@ MICHIGAN_ROWS = [  # code, centre, angle, width: the demo table after 14 plays (
 
 @pytest.mark.parametrize("angle", [0, 30, 90, 145, 200, 271])
 @pytest.mark.parametrize("width", [60, 110])
-def test_single_card_any_rotation_and_scale(recognizer: Recognizer, angle: float, width: float) -> None:
+def test_single_card_any_rotation_and_scale(recognizer: Recognizer, angle: int, width: int) -> None:
     card = PlacedCard("7D", (620, 360), angle, width)
     frame, outlines = render_scene([card], background="wood", seed=angle, noise=2)
     found = recognizer.detect(frame)
@@ -255,6 +254,7 @@ def test_card_filling_the_picture(recognizer: Recognizer) -> None:
     assert codes(recognizer.detect(square)) == ["QD"]
 
 
+@pytest.mark.slow
 def test_empty_table_and_noise_give_nothing(recognizer: Recognizer) -> None:
     for style in ("wood", "light_wood", "felt", "cloth"):
         frame, _ = render_scene([], background=style, noise=3)
@@ -263,6 +263,7 @@ def test_empty_table_and_noise_give_nothing(recognizer: Recognizer) -> None:
     assert recognizer.detect(rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)) == []
 
 
+@pytest.mark.slow
 def test_a_frame_of_noise_has_its_corners_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Thousands of tiny right angles in noise: only the longest-edged ``_MAX_CORNERS`` are measured
     against each other (the pairs grow with the square; it took two seconds a frame)."""
@@ -271,9 +272,9 @@ def test_a_frame_of_noise_has_its_corners_bounded(monkeypatch: pytest.MonkeyPatc
     measured: list[int] = []
     measure = _detect.measure_edges
 
-    def spy(corners: list[_detect.Corner], **kw: object) -> None:
+    def spy(corners: list[_detect.Corner], *, min_length: float) -> None:
         measured.append(len(corners))
-        measure(corners, **kw)
+        measure(corners, min_length=min_length)
 
     monkeypatch.setattr(_detect, "measure_edges", spy)
     noise = np.random.default_rng(0).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
@@ -355,10 +356,12 @@ def test_rows_cut_into_cards_seen_whole_settle_the_width(monkeypatch: pytest.Mon
     grown: list[float] = []
     hypotheses = _detect.hypotheses
 
-    def spy(corners: list[_detect.Corner], width: float | None, **kw: object) -> list[_detect.Hypothesis]:
-        if not kw.get("measured_only"):
+    def spy(corners: list[_detect.Corner], width: float | None, *, min_width: float,
+            measured_only: bool = False) -> list[_detect.Hypothesis]:
+        if not measured_only:
+            assert width is not None  # cards are grown at a width read off the rows
             grown.append(width)
-        return hypotheses(corners, width, **kw)
+        return hypotheses(corners, width, min_width=min_width, measured_only=measured_only)
 
     monkeypatch.setattr(_detect, "hypotheses", spy)
     frame, _ = render_scene([PlacedCard(*c) for c in MICHIGAN_ROWS], background="felt", noise=3)
@@ -545,7 +548,7 @@ def test_unique_keeps_the_square_hypothesis_before_a_sheared_one() -> None:
     assert [h.corner for h in kept] == [0]
 
 
-def read_given(monkeypatch: pytest.MonkeyPatch, classifier: object, hyps: list[_detect.Hypothesis], *,
+def read_given(monkeypatch: pytest.MonkeyPatch, classifier: Classifier, hyps: list[_detect.Hypothesis], *,
                any_size: Callable[[], list[_detect.Hypothesis]] = list) -> list[str]:
     """The codes a recogniser reports on a blank frame whose geometry proposed just ``hyps``
     (working pixels are the frame's), and ``any_size`` where asked for, read by ``classifier``:
@@ -810,8 +813,8 @@ def test_a_card_held_up_at_an_angle_is_read(style: str) -> None:
     """Its outline, tilted and squeezed, is in no card's ratio; its four corners still map the card."""
     face = card_face("7C")[..., :3]
     h, w = face.shape[:2]
-    quad = np.float32([[40, 90], [320, 30], [370, 330], [80, 380]])
-    to_frame = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    quad = np.array([[40, 90], [320, 30], [370, 330], [80, 380]], np.float32)
+    to_frame = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), quad)
     frame, _ = render_scene([], size=(400, 400), background=style, noise=2)
     inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), to_frame, (400, 400)) > 127
     frame[inside] = cv2.warpPerspective(face, to_frame, (400, 400), flags=cv2.INTER_AREA)[inside]

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from companion.rules.cards import ALL_CODES, CardError
-from vision.render import (STYLES, PlacedCard, card_back, card_face, draw_hand, render_scene,
-                           table_background)
+from vision.render import STYLES, PlacedCard, card_back, card_face, draw_hand, render_scene, table_background
 
 SIZE = (640, 480)
 

@@ -243,7 +243,7 @@ def test_only_newline_ends_a_line(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_bonanza_stops_as_rules_md_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Rule 4 and "A stop is known": reopens by other players in the other colour, no pass, the
     passed-over cards withheld; the same colour only from the stop player; after an Ace at once."""
-    game = {"type": "game", "variant": "bonanza", "players": ["Ann", "Bob", "Cy", "Dee"], "chips": 100}
+    game: dict[str, Any] = {"type": "game", "variant": "bonanza", "players": ["Ann", "Bob", "Cy", "Dee"], "chips": 100}
     opening = [game, {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "exchange"}] + [{"type": "next"}] * 5
     run = [
         {"type": "play", "player": "Ann", "card": "5H"},  # 9: the lead

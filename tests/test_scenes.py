@@ -77,6 +77,6 @@ def test_gimp_patterns_are_read_and_anything_else_refused(tmp_path: Path) -> Non
     assert image is not None and image.shape == (70, 80, 3) and tuple(image[0, 0]) == (0, 0, 200)
     (tmp_path / "junk.pat").write_bytes(b"GPAT" * 10)
     assert read_gimp_pattern(tmp_path / "junk.pat") is None
-    ok, png = cv2.imencode(".png", rgb)
+    _, png = cv2.imencode(".png", rgb)
     (tmp_path / "png.pat").write_bytes(png.tobytes())
     assert read_gimp_pattern(tmp_path / "png.pat") is None

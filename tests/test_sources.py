@@ -6,6 +6,7 @@ import logging
 import sys
 import types
 from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -108,7 +109,7 @@ def test_a_looping_folder_of_nothing_but_broken_files_stops(tmp_path):
 
 def test_video_file_gives_its_frames_then_ends(tmp_path):
     path = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
     for i in range(6):
         writer.write(np.full((48, 64, 3), 30 * i, np.uint8))
     writer.release()
@@ -219,7 +220,7 @@ def test_picamera_without_picamera2_is_a_clear_error(monkeypatch):
 class FakePicamera2:
     """Just what PiCamera uses of picamera2.Picamera2."""
 
-    instances: list["FakePicamera2"] = []
+    instances: ClassVar[list[FakePicamera2]] = []
     fail_after: int | None = None
 
     def __init__(self, camera_num: int = 0) -> None:
@@ -291,7 +292,7 @@ def test_picamera_that_stops_answering_is_reopened(fake_picamera2):
 def test_synthetic_table_follows_its_script():
     from vision.render import PlacedCard
 
-    script = [Place(2, PlacedCard("KH", (200, 120), 0, 50)), Move(4, "QS", (60, 60), 90.0), Remove(6, "KH")]
+    script: list[Place | Move | Remove] = [Place(2, PlacedCard("KH", (200, 120), 0, 50)), Move(4, "QS", (60, 60), 90.0), Remove(6, "KH")]
     with SyntheticTable([PlacedCard("QS", (100, 100), 0, 50)], script, frames=8, size=(320, 240)) as table:
         seen = []
         for frame in table:
@@ -336,8 +337,9 @@ def test_open_source_picks_the_right_source(tmp_path):
     assert isinstance(open_source(str(video)), OpenCVCamera)
     webcam = open_source(" 1 ")
     assert isinstance(webcam, OpenCVCamera) and webcam.device == 1 and webcam.live
-    assert open_source(2).device == 2
-    assert open_source("/dev/video0").live and open_source("/dev/video0").device == "/dev/video0"
+    two, video0 = open_source(2), open_source("/dev/video0")
+    assert isinstance(two, OpenCVCamera) and two.device == 2
+    assert isinstance(video0, OpenCVCamera) and video0.live and video0.device == "/dev/video0"
     assert open_source("rtsp://cam.local/stream").live
     assert isinstance(open_source("picamera", size=(640, 480)), PiCamera)
     assert isinstance(open_source("picamera2"), PiCamera)
@@ -347,7 +349,7 @@ def test_open_source_picks_the_right_source(tmp_path):
     with pytest.raises(FileNotFoundError, match="picamera, a webcam index"):
         open_source(str(tmp_path / "gone"))
     with pytest.raises(TypeError):
-        open_source(True)  # type: ignore[arg-type]
+        open_source(True)
 
 
 def test_bad_options_are_refused_up_front(tmp_path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from vision.detection import Detection
 from vision.recognizer import FrameError
 from vision.render import PlacedCard, render_scene, table_background
 from vision.still import StillFrames, TableChanges
-from vision.tracker import Tracker
+from vision.tracker import CardSeen, Tracker
 
 BACKGROUND = table_background((1280, 720), style="wood", seed=3)
 CARDS = [PlacedCard("QS", (400, 300), 10, 85), PlacedCard("7H", (800, 400), -30, 85)]
@@ -48,21 +50,21 @@ def test_a_table_read_alike_is_then_answered_from_those_reads_in_turn() -> None:
     assert (still.frames_read, still.frames_skipped) == (3, 5)
 
 
-def test_a_table_read_unalike_is_read_on_as_every_frame_would_be() -> None:
+@pytest.mark.parametrize("readings", [[[QS], []], [[QS], [Detection("QS", 0.95, QS.outline + 40)]]],
+                         ids=["every-other-frame", "two-places"])
+def test_a_table_read_unalike_is_read_on_as_every_frame_would_be(readings: list[list[Detection]]) -> None:
     """A card read in every other frame, or read at two places by turns, is the tracker's to weigh
     on fresh reads; after twice settle_reads reads the table is answered from the last ones all the same."""
-    moved = Detection("QS", 0.95, QS.outline + 40)
-    for readings in ([[QS], []], [[QS], [moved]]):
-        reads = []
+    reads: list[np.ndarray] = []
 
-        def detect(image: np.ndarray) -> list[Detection]:
-            reads.append(image)
-            return list(readings[len(reads) % 2])
+    def detect(image: np.ndarray) -> list[Detection]:
+        reads.append(image)
+        return list(readings[len(reads) % 2])
 
-        still = StillFrames(detect, settle_reads=5, refresh_frames=30)
-        for seed in range(40):
-            still(frame(CARDS, seed))
-        assert len(reads) == 11   # ten, and one more 30 frames after the last
+    still = StillFrames(detect, settle_reads=5, refresh_frames=30)
+    for seed in range(40):
+        still(frame(CARDS, seed))
+    assert len(reads) == 11   # ten, and one more 30 frames after the last
 
 
 def test_a_wrong_read_of_a_still_table_does_not_become_a_card() -> None:
@@ -140,14 +142,14 @@ def test_a_frame_that_is_no_image_is_refused_and_changes_nothing(bad: object) ->
     still = StillFrames(detect, settle_reads=1)
     first = still(frame(CARDS, 0))
     with pytest.raises(FrameError):
-        still(bad)
+        still(bad)  # type: ignore[arg-type]
     assert [d.code for d in still(frame(CARDS, 1))] == [d.code for d in first] == ["read 1"]
     assert (detect.reads, still.frames_read, still.frames_skipped) == (1, 1, 1)
 
 
 def test_a_read_that_fails_is_not_remembered() -> None:
     """The recogniser refusing a frame leaves the last good reading to compare with."""
-    reads = []
+    reads: list[int] = []
 
     def detect(image: np.ndarray) -> list[Detection]:
         reads.append(len(reads))
@@ -168,7 +170,7 @@ def test_a_read_that_fails_is_not_remembered() -> None:
     ({"refresh_frames": 0}, "refresh_frames"), ({"refresh_frames": 2.5}, "refresh_frames"),
     ({"settle_reads": 0}, "settle_reads"),
 ])
-def test_nonsense_options_are_refused(options: dict[str, float], message: str) -> None:
+def test_nonsense_options_are_refused(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         StillFrames(Counting(), **options)
 
@@ -201,7 +203,7 @@ def test_table_changes_refuse_bad_frames_and_start_again_on_another_size() -> No
         changes.update(frame(CARDS, seed=k))
     for bad in (None, np.zeros((720, 1280), np.uint8), np.zeros((720, 1280, 3), np.float32)):
         with pytest.raises(FrameError):
-            changes.update(bad)
+            changes.update(bad)  # type: ignore[arg-type]
     assert changes.frames == 5 and changes.quiet_frames(_outline(CARDS[0])) == 4
     changes.update(np.full((480, 640, 3), 90, np.uint8))    # another camera: everything is new
     assert changes.quiet_frames([[0, 0], [640, 0], [640, 480], [0, 480]]) == 0
@@ -219,6 +221,7 @@ def test_a_card_read_where_nothing_has_changed_is_reported_uncertain() -> None:
         ghost = [QS] if k >= 35 else []        # read on the QS lying there since the first frame
         events += tracker.update(ghost, changes=changes)
     [ghost_seen] = events
+    assert isinstance(ghost_seen, CardSeen)
     assert ghost_seen.code == "QS" and ghost_seen.uncertain and ghost_seen.unmoved
     laid = PlacedCard("8D", (1000, 200), 5, 85)
     read = Detection("8D", 0.95, _outline(laid).astype(np.float32))
@@ -226,10 +229,13 @@ def test_a_card_read_where_nothing_has_changed_is_reported_uncertain() -> None:
     for k in range(5):
         changes.update(frame(CARDS + [laid], seed=50 + k))
         events += tracker.update([QS, read], changes=changes)
-    assert [(e.code, e.uncertain, e.unmoved) for e in events] == [("8D", False, False)]
+    seen = [e for e in events if isinstance(e, CardSeen)]
+    assert seen == events and [(e.code, e.uncertain, e.unmoved) for e in seen] == [("8D", False, False)]
     # Without the changes the tracker cannot tell: as before, a steady read is a sure card.
     plain = Tracker()
-    assert [e.uncertain for k in range(3) for e in plain.update([QS])] == [False]
+    events = [e for _ in range(3) for e in plain.update([QS])]
+    seen = [e for e in events if isinstance(e, CardSeen)]
+    assert seen == events and [e.uncertain for e in seen] == [False]
 
 
 def test_still_frames_keep_their_table_changes_up_to_date_from_their_own_thumbnail() -> None:

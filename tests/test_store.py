@@ -14,11 +14,11 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_helpers import flip_bytes
 
 from companion.store import (
     DamagedStore,
@@ -32,12 +32,13 @@ from companion.store import (
     import_jsonl,
     open_store,
 )
+from server_helpers import flip_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 SUFFIXES = [".sqlite", ".jsonl"]
 
-GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
-HAND = [
+GAME: dict[str, Any] = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
+HAND: list[dict[str, Any]] = [
     GAME,
     {"type": "deal", "dealer": "Ann"},
     {"type": "widow", "action": "keep"},
@@ -72,7 +73,7 @@ def test_open_store_picks_the_backend_by_suffix(tmp_path: Path) -> None:
             assert type(store) is kind
             assert isinstance(store, EventStore)
             assert store.path == tmp_path / "deep" / "folder" / name
-    with pytest.raises(StoreError, match="suffix|kind"):
+    with pytest.raises(StoreError, match=r"suffix|kind"):
         open_store(tmp_path / "game.csv")
 
 
@@ -94,6 +95,7 @@ def test_events_are_copies(store_path: Path) -> None:
         assert store.events() == [{"type": "show", "player": "Ann", "cards": ["AS"]}]
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(events=st.lists(events_strategy, max_size=6))
 def test_any_json_event_round_trips(tmp_path: Path, events: list[dict]) -> None:
@@ -460,7 +462,7 @@ def test_a_store_whose_log_was_deleted_after_a_crash_is_refused(tmp_path: Path) 
     kept = wal.read_bytes()
     wal.unlink()
     (tmp_path / "game.sqlite-shm").unlink(missing_ok=True)
-    with pytest.raises(DamagedStore, match="write-ahead log game.sqlite-wal is missing"):
+    with pytest.raises(DamagedStore, match=r"write-ahead log game\.sqlite-wal is missing"):
         open_store(path)  # before: opened with the 0 events of the last checkpoint, and no word
     wal.write_bytes(kept)
     with open_store(path) as store:

@@ -2,14 +2,15 @@
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from companion.rules.errors import RecordError, RuleError
 from companion.table import Table
 
-GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
-OPENING = [GAME, {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"}, {"type": "next"}]
+GAME: dict[str, Any] = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy"], "chips": 100}
+OPENING: list[dict[str, Any]] = [GAME, {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"}, {"type": "next"}]
 
 
 @pytest.fixture(params=["game.sqlite", "game.jsonl"])

@@ -130,6 +130,7 @@ def test_row_negatives_are_none_patches_from_played_rows() -> None:
     assert mined.x.shape[1:] == PATCH_SHAPE + (3,) and mined.x.dtype == np.uint8
 
 
+@pytest.mark.slow
 def test_training_continues_from_the_shipped_model_widened() -> None:
     """A run started from ``cards.onnx`` reads exactly as the shipped model, at its own width or wider;
     a narrower network is refused.  (Needs the training extra: skipped without torch and onnx.)"""
@@ -181,14 +182,14 @@ def _card_photos(folder: Path, labels: str) -> tuple[np.ndarray, np.ndarray]:
 def test_a_photo_of_a_card_inside_the_picture_is_cut_at_the_card(tmp_path: Path) -> None:
     """A card held in the picture is cut at its own corners; a photo that is all card is taken whole,
     and a find of another code is not trusted."""
-    from models.data import CARD_CORNERS, found_inside, real_corners, read_labelled
+    from models.data import CARD_CORNERS, found_inside, read_labelled, real_corners
     from vision.recognizer import Recognizer
 
     held, _ = _card_photos(tmp_path, "held.png,7H\nwhole.png,KS\n")
     items = read_labelled(tmp_path)
     inside = found_inside(items, Recognizer())
     assert set(inside) == {tmp_path / "held.png"}
-    tl, br = real_corners(items, None, inside=inside)
+    tl, _ = real_corners(items, None, inside=inside)
     expected = extract_patch(held, cv2.getPerspectiveTransform(CARD_CORNERS, _HELD.outline()))
     assert np.abs(tl.x[0].astype(int) - expected.astype(int)).mean() < 25
     # Labelled as another card, the held photo is taken whole.

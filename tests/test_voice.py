@@ -23,8 +23,8 @@ import pytest
 
 from companion.app import voice as voice_module
 from companion.app.config import VoiceConfig
-from companion.table import Table
 from companion.app.voice import Espeak, EspeakMissing, Speaker, Voice, announcements, open_voice
+from companion.table import Table
 from web.i18n import LANGUAGES, Catalog
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "companion" / "examples"
@@ -142,7 +142,7 @@ def test_a_new_game_and_an_unchanged_view_say_nothing():
     view = {"phase": "run", "call": None, "log": [{"n": 40, "kind": "win", "player": "Ann", "section": "AH", "chips": 3}],
             "run": {"stops": ["AH"], "to_reopen": "Ann", "last_player": "Ann"}, "notice": None}
     assert announcements(view, view, variant="michigan-1939") == []
-    fresh = {"phase": "setup", "call": None, "log": [{"n": 0, "kind": "game"}], "run": {"stops": []}, "notice": None}
+    fresh: dict[str, Any] = {"phase": "setup", "call": None, "log": [{"n": 0, "kind": "game"}], "run": {"stops": []}, "notice": None}
     assert announcements(view, fresh, variant="michigan-1939") == []
 
 

@@ -56,7 +56,7 @@ def test_zone_error_is_a_value_error_and_names_the_seat():
 def test_other_bad_tables():
     with pytest.raises(ZoneError, match="table"):
         ZoneMap.from_dict([[0, 0], [1, 0], [1, 1]])  # type: ignore[arg-type]
-    square = [[0, 0], [1, 0], [1, 1]]
+    square = ((0, 0), (1, 0), (1, 1))
     with pytest.raises(ZoneError, match="repeated: Ann"):
         ZoneMap([Zone("Ann", square), Zone("Ann", square)])
     with pytest.raises(ZoneError, match="seat name"):
@@ -204,7 +204,7 @@ def test_markers_can_be_looked_for_every_few_frames():
     zones = ZoneMap.around_table(["Ann", "Bob"], SIZE)
     table = marker_table()
     anchored = AnchoredZones(zones, MarkerAnchors.calibrate(table), every=3)
-    bumped = cv2.warpAffine(table, np.float32([[1, 0, 30], [0, 1, 0]]), SIZE, borderValue=(140, 140, 140))
+    bumped = cv2.warpAffine(table, np.array([[1, 0, 30], [0, 1, 0]], np.float32), SIZE, borderValue=(140, 140, 140))
     first = anchored.update(bumped)  # call 1 looks
     assert first["Ann"].array[0, 0] == pytest.approx(zones["Ann"].array[0, 0] + 30, abs=1)
     assert anchored.update(table) is first and anchored.update(table) is first  # calls 2, 3 do not look

@@ -27,7 +27,7 @@ on real tables are each replaced here:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -293,7 +293,7 @@ def whiteness(work_bgr: np.ndarray) -> np.ndarray:
     """
     b, g, r = cv2.split(work_bgr)
     tinted = cv2.addWeighted(b, 1.5, r, -0.5, 0.0)          # saturates to 0..255
-    value = cv2.min(tinted, cv2.add(cv2.max(g, r), 20))
+    value = cv2.min(tinted, cv2.add(cv2.max(g, r), 20))  # type: ignore[call-overload]  # cv2 takes a scalar; its stubs do not say
     return cv2.GaussianBlur(value, (3, 3), 0)
 
 
@@ -424,6 +424,20 @@ Outlines = tuple[Sequence[np.ndarray], "np.ndarray | None"]
 the blobs and of their holes, and the hierarchy (None for an empty mask)."""
 
 
+def _edge_lines(runs: _Runs, idx: list[int], S: list[list[float]]) -> Callable[[int], tuple[float, float, float, float, float]]:
+    """``edge(i)``: the line fitted to the outline from polygon vertex ``i`` (at outline point ``idx[i]``)
+    to the next, oriented like the polygon's edge ``S[i]``; each edge is fitted once, when first asked for."""
+    fitted: dict[int, tuple[float, float, float, float, float]] = {}
+    n = len(idx)
+
+    def edge(i: int) -> tuple[float, float, float, float, float]:
+        if i not in fitted:
+            fitted[i] = runs.fit(idx[i], idx[(i + 1) % n], (S[i][0], S[i][1]))
+        return fitted[i]
+
+    return edge
+
+
 def outlines(mask: np.ndarray) -> Outlines:
     """The outlines of ``mask``'s blobs and their holes, for :func:`find_corners` and :func:`fill_holes` to share."""
     return cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
@@ -475,14 +489,7 @@ def find_corners(mask: np.ndarray, *, min_edge: float, epsilon: float,
         order = np.argsort(keys, kind="stable")
         idx = order[np.searchsorted(keys[order], approx[:, 1].astype(np.int64) * (w + 2) + approx[:, 0])].tolist()
         P, S, SL = poly.tolist(), seg.tolist(), seg_len.tolist()
-        fitted: dict[int, tuple[float, float, float, float, float]] = {}
-        runs = _Runs(pts)
-
-        def edge(i: int) -> tuple[float, float, float, float, float]:
-            if i not in fitted:
-                fitted[i] = runs.fit(idx[i], idx[(i + 1) % n], (S[i][0], S[i][1]))
-            return fitted[i]
-
+        edge = _edge_lines(_Runs(pts), idx, S)
         ends_used: set[tuple[int, int]] = set()   # (segment, 0 = start / 1 = end) already in a corner
         for k, i in enumerate(longs):
             j = longs[(k + 1) % len(longs)]
@@ -719,12 +726,16 @@ def scene_card_widths(corners: list[Corner], *, max_width: float) -> CardWidths:
     return out
 
 
-def _affine(point: Sequence[float], x_axis: Sequence[float], y_axis: Sequence[float]) -> np.ndarray:
+_Vector = Sequence[float] | np.ndarray
+"""A point or a displacement in the frame: two plain floats, or numpy's."""
+
+
+def _affine(point: _Vector, x_axis: _Vector, y_axis: _Vector) -> np.ndarray:
     """Card units -> pixels, with the card's full x and y edges given as pixel vectors."""
     return np.array(_affine_row(point, x_axis, y_axis)).reshape(3, 3)
 
 
-def _affine_row(point: Sequence[float], x_axis: Sequence[float], y_axis: Sequence[float]) -> tuple[float, ...]:
+def _affine_row(point: _Vector, x_axis: _Vector, y_axis: _Vector) -> tuple[float, ...]:
     """:func:`_affine`'s matrix as nine plain floats, row by row (many are made into one array at once)."""
     cw, ch = CARD_SIZE
     return (x_axis[0] / cw, y_axis[0] / ch, point[0], x_axis[1] / cw, y_axis[1] / ch, point[1], 0.0, 0.0, 1.0)
@@ -749,8 +760,9 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
     # Plain floats: a frame holds hundreds of corners, and numpy's per-call cost on 2-vectors
     # was most of this function's time.
     for i, c in enumerate(corners):
-        eu = None if c.edge_u is None else tuple(c.edge_u.tolist())
-        ev = None if c.edge_v is None else tuple(c.edge_v.tolist())
+        # () for an edge not measured: it has no length to be consistent
+        eu: tuple[float, ...] = () if c.edge_u is None else tuple(c.edge_u.tolist())
+        ev: tuple[float, ...] = () if c.edge_v is None else tuple(c.edge_v.tolist())
         (ux, uy), (vx, vy) = c.u.tolist(), c.v.tolist()
         lu = _consistent(eu, width)
         lv = _consistent(ev, width)
@@ -797,13 +809,13 @@ def hypotheses(corners: list[Corner], width: float | None, *, min_width: float,
     return [Hypothesis(m, width, i, measured) for m, (width, i, measured) in zip(mats, found)]
 
 
-def _consistent(edge: Sequence[float] | None, width: float | None) -> float | None:
-    """The edge's length, unless it fits neither a card's width nor its height in this scene.
+def _consistent(edge: Sequence[float], width: float | None) -> float | None:
+    """The edge's length, unless it is not measured (empty) or fits neither a card's width nor its height in this scene.
 
     An edge "measured" to a false corner, such as the point where a card's
     side disappears over another card, is ignored rather than believed.
     """
-    if edge is None:
+    if not edge:
         return None
     length = math.hypot(*edge)
     if width is not None and not (abs(length - width) < 0.15 * width

@@ -222,7 +222,7 @@ class Recognizer:
             framed = [c for c in whole if id(c) in picture]
             best = max(framed if any(c.by_face for c in framed) else whole,
                        key=lambda c: (c.agreed, c.reads, c.confidence))
-            if best.agreed and best.confidence >= _AGREED or all(c.confidence <= best.confidence for c in candidates):
+            if (best.agreed and best.confidence >= _AGREED) or all(c.confidence <= best.confidence for c in candidates):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates)
                 if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
@@ -262,9 +262,9 @@ class Recognizer:
             other[second] = self._read(frame, [rotate_180(mats[keep[k]]) for k in second])
         px = math.sqrt(abs(float(np.linalg.det(to_frame[:2, :2]))))   # frame px per working px
         # A card seen whole is read by its face too (nothing lies over it).
-        seen_whole = [k for k, i in enumerate(keep) if hyps[i].corner < 0] if self.faces is not None else []
+        seen_whole = [k for k, i in enumerate(keep) if hyps[i].corner < 0]
         face: list[np.ndarray | None] = [None] * len(keep)
-        if seen_whole:
+        if seen_whole and self.faces is not None:
             read = self.faces.classify(extract_faces(frame, [mats[keep[k]] for k in seen_whole]))
             for k, p in zip(seen_whole, read):
                 face[k] = p if float(p[:_NONE].max()) >= _FACE_SURE else None
@@ -286,7 +286,7 @@ class Recognizer:
             if hyps[i].corner >= 0:
                 if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
                     candidates.append(c)
-            elif c.reads >= 2 and c.confidence >= self.min_confidence or c.confidence >= _SURE:
+            elif (c.reads >= 2 and c.confidence >= self.min_confidence) or c.confidence >= _SURE:
                 whole.append(c)
         return candidates, whole
 
@@ -381,7 +381,7 @@ class Recognizer:
         else:
             widths = widths.confirmed_by(_detect.seen_whole(inner, max_width=max_width))
         corners, min_width = outer + inner, 0.04 * long_side
-        hyps = [h for width in widths.likely or [None] for h in _detect.hypotheses(corners, width, min_width=min_width)]
+        hyps = [h for width in widths.likely or (None,) for h in _detect.hypotheses(corners, width, min_width=min_width)]
         hyps += [replace(h, doubtful=True) for width in widths.doubtful
                  for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
 

@@ -19,10 +19,10 @@ homography.  ``angle_deg`` turns a card counter-clockwise as seen on screen.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import cv2
 import numpy as np
@@ -156,7 +156,7 @@ def _draw_card(frame: np.ndarray, image: np.ndarray, alpha: np.ndarray, outline:
         return
     ih, iw = image.shape[:2]
     src = np.array([[0, 0], [iw, 0], [iw, ih]], np.float32)
-    m = cv2.getAffineTransform(src, (outline[:3] - [x0, y0]).astype(np.float32))
+    m: np.ndarray = cv2.getAffineTransform(src, (outline[:3] - [x0, y0]).astype(np.float32))  # float64
     # Pixel-centre convention: image pixel i covers [i, i+1).
     m[:, 2] += m[:, :2] @ [0.5, 0.5] - 0.5
     size = (x1 - x0, y1 - y0)

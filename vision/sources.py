@@ -16,13 +16,14 @@ exist is an error when the source is made, not later.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import time
-import dataclasses
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Self
 
 import cv2
 import numpy as np
@@ -124,7 +125,7 @@ class FrameSource:
             raise StopIteration
         return frame
 
-    def __enter__(self) -> FrameSource:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -320,7 +321,7 @@ class PiCamera(FrameSource):
 
     def _open(self) -> None:
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
+            from picamera2 import Picamera2
         except ImportError as e:
             raise CameraError(
                 "picamera2 is not available: it ships with Raspberry Pi OS (apt install python3-picamera2; "
@@ -397,8 +398,10 @@ class OpenCVCamera(FrameSource):
         capture: Callable[..., Any] = cv2.VideoCapture,
     ) -> None:
         super().__init__(fps=fps, backoff=backoff, clock=clock, sleep=sleep)
-        self.live = isinstance(device, int) or _is_device(str(device))
-        if not self.live:
+        if isinstance(device, int) or _is_device(str(device)):
+            self.live = True
+        else:
+            self.live = False
             device = Path(device)
             if not device.is_file():
                 raise FileNotFoundError(f"no such video file: {device}")
@@ -697,10 +700,10 @@ def open_source(spec: str | int, **options: Any) -> FrameSource:
     folder of images, or ``"demo"``/``"synthetic"``. ``options`` go to the
     source (``size``, ``fps``, ``loop``, ...).
 
-    >>> open_source("/no/such/thing")
+    >>> open_source("/no/such/thing")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    FileNotFoundError: camera source '/no/such/thing' is not a file or folder (expected picamera, a webcam index such as 0, a video file, an image folder, or demo)
+    FileNotFoundError: camera source '/no/such/thing' is not a file or folder (expected picamera, a webcam index such as 0, ...)
     """
     if isinstance(spec, bool) or not isinstance(spec, (str, int)):
         raise TypeError(f"camera source must be text or a webcam index, got {spec!r}")

@@ -21,9 +21,10 @@ vision.zones.ZoneError: zone 'Ann': the polygon crosses itself (edges 0 and 2)
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -286,7 +287,8 @@ class MarkerAnchors:
     {'7': [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]}
     """
 
-    def __init__(self, reference: Mapping[int, Any], *, dictionary: str = "DICT_4X4_50") -> None:
+    def __init__(self, reference: Mapping[int, Any] | Mapping[str, Any], *, dictionary: str = "DICT_4X4_50") -> None:
+        """``reference``: each marker's four corners by its id, a number or its text (as TOML keys are)."""
         ref: dict[int, np.ndarray] = {}
         for key, corners in reference.items():
             try:
@@ -389,7 +391,8 @@ class AnchoredZones:
         return self.current
 
 
-_PALETTE = [(66, 135, 245), (60, 180, 75), (230, 160, 40), (200, 70, 200), (40, 200, 220), (245, 100, 80), (150, 150, 255), (120, 220, 160), (90, 90, 200)]
+_PALETTE = [(66, 135, 245), (60, 180, 75), (230, 160, 40), (200, 70, 200), (40, 200, 220), (245, 100, 80),
+            (150, 150, 255), (120, 220, 160), (90, 90, 200)]
 
 
 def draw_zones(

@@ -13,8 +13,8 @@ import json
 import statistics
 import time
 
-from companion.rules.game import replay
 from companion.app.simulate import SimulatedTable
+from companion.rules.game import replay
 
 
 def make_record(variant: str, hands: int, seed: int = 7) -> list[str]:

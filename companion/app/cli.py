@@ -12,7 +12,8 @@ import argparse
 import importlib
 import logging
 import sys
-from typing import NoReturn, Sequence
+from collections.abc import Sequence
+from typing import NoReturn
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("companion.app.demo", "play a simulated game through the camera pipeline, with the scoreboard"),

@@ -16,9 +16,10 @@ companion.app.config.ConfigError: camera.fps must be a number above 0 and at mos
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from companion.rules.events import parse_event
 from companion.store import write_whole

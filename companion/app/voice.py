@@ -27,8 +27,9 @@ import shutil
 import subprocess
 import threading
 from collections import deque
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from companion.app.config import VoiceConfig
 from companion.table import MUTED, SPEAKING, Table
