@@ -25,6 +25,7 @@ from typing import Any
 
 from companion.rules.variants import VARIANTS
 
+
 class _OfEachVariant(Mapping[str, Any]):
     """One setting of every variant in ``companion.rules.variants.VARIANTS``, read when asked, so a
     game registered there has its board here too."""

@@ -60,7 +60,6 @@ def latency(fps: float, skip_still: bool) -> list[float]:
     from companion.table import Table
     from vision.recognizer import Recognizer
     from vision.sources import Place, demo_table
-    from vision.still import StillFrames, TableChanges
     from vision.tracker import Tracker
     from vision.zones import ZoneMap
     from web.app import create_app

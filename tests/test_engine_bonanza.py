@@ -6,12 +6,12 @@ from functools import partial
 from typing import Any
 
 import pytest
-from engine_helpers import feed, new_game, play, plays, show
 
 from companion.rules import errors
 from companion.rules.cards import parse_cards
 from companion.rules.game import Game
 from companion.rules.poker import best_sequence, rank_hand
+from engine_helpers import feed, new_game, play, plays, show
 
 start = partial(new_game, "bonanza")
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_helpers import feed, new_game, play, show
 
 from companion.rules import errors
 from companion.rules.errors import RecordError, RuleError
 from companion.rules.game import Game, replay
+from engine_helpers import feed, new_game, play, show
 
 start = new_game
 

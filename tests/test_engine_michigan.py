@@ -6,11 +6,11 @@ from functools import partial
 from typing import Any
 
 import pytest
-from engine_helpers import feed, new_game, play, plays, show
 
 from companion.rules import errors
 from companion.rules.errors import RecordError
 from companion.rules.game import Game
+from engine_helpers import feed, new_game, play, plays, show
 
 start = partial(new_game, "michigan-1939")
 

@@ -6,10 +6,10 @@ from functools import partial
 from typing import Any
 
 import pytest
-from engine_helpers import feed, new_game, play
 
 from companion.rules import errors
 from companion.rules.game import Game
+from engine_helpers import feed, new_game, play
 
 start = partial(new_game, "tripoley")
 
@@ -232,7 +232,7 @@ def test_going_out_takes_the_kitty_and_a_chip_per_card() -> None:
     sizes = dict(game.state.hand_size)
     assert sizes["A"] == 6
     balances = game.balances
-    feed(game, *(play("A", c) for c in "2S 3S 4S 5S 6S".split()))
+    feed(game, *(play("A", c) for c in ["2S", "3S", "4S", "5S", "6S"]))
     assert game.phase == "run"
     game.push(play("A", "7S"))
     assert game.phase == "between" and game.view()["out"] == "A"
@@ -243,5 +243,5 @@ def test_going_out_takes_the_kitty_and_a_chip_per_card() -> None:
 def test_going_out_without_the_card_penalty() -> None:
     game = in_run(NINE, dealer="I", card_penalty=False)
     balances = game.balances
-    feed(game, *(play("A", c) for c in "2S 3S 4S 5S 6S 7S".split()))
+    feed(game, *(play("A", c) for c in ["2S", "3S", "4S", "5S", "6S", "7S"]))
     assert game.balances == {**balances, "A": balances["A"] + 9}

@@ -4,16 +4,17 @@ simulated like the three built in, with no change to the engine or the simulated
 from __future__ import annotations
 
 import json
-from typing import AbstractSet, Sequence
+from collections.abc import Sequence
+from typing import AbstractSet
 
 import pytest
-from engine_helpers import FOUR, NEXT, feed, new_game, play, show
 
 from companion.app.simulate import SimulatedTable
 from companion.rules import errors
 from companion.rules.cards import Card
 from companion.rules.game import Game, replay
 from companion.rules.variants import VARIANTS, Bonanza, variant_class
+from engine_helpers import FOUR, NEXT, feed, new_game, play, show
 from hardware.board import Board
 from hardware.config import VARIANT_SECTIONS, BoardConfig
 from hardware.pins import mock_factory

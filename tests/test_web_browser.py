@@ -10,8 +10,8 @@ import os
 import re
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

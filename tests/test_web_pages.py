@@ -11,9 +11,9 @@ from playwright.sync_api import expect
 
 from companion.app.simulate import SimulatedTable
 from companion.table import Table
-from web.i18n import Catalog
 from test_web_browser import GAME, PIN, SHOTS, Server, browser, page_of, server, sign_in, table  # noqa: F401  (fixtures)
 from web.camera import MemoryCameraView
+from web.i18n import Catalog
 
 pytestmark = pytest.mark.browser
 

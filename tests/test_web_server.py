@@ -17,12 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_helpers import free_port
 
 from companion.table import Table
+from server_helpers import free_port
 from web.app import create_app, stream_hub
-from web.server import make_server
 from web.config import WebConfig
+from web.server import make_server
 
 GAME = {"type": "game", "variant": "bonanza", "players": ["Ann", "Bob"], "chips": 50}
 

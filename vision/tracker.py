@@ -36,8 +36,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from vision.detection import Detection
 
@@ -141,7 +142,8 @@ def validate_zones(zones: object, *, size: tuple[int, int] | None = None) -> dic
         clean[label] = corners
     if not any(name != CENTRE for name in clean):
         raise ZoneError("draw at least one seat's zone: without one the camera gives no card to anybody")
-    from vision.zones import ZoneError as GeometryError, ZoneMap  # OpenCV: loaded only when zones are edited
+    from vision.zones import ZoneError as GeometryError  # OpenCV: loaded only when zones are edited
+    from vision.zones import ZoneMap
 
     try:
         ZoneMap.from_dict(clean)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any
 
 
 class WebConfigError(ValueError):

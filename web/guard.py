@@ -11,8 +11,9 @@ import hmac
 import json
 import secrets
 import time
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Response, abort, jsonify, request, session

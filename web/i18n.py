@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import json
 import string
-from functools import lru_cache
+from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 LANGUAGES = ("en", "ko", "fr", "de")
 DEFAULT = "en"
@@ -128,7 +129,7 @@ class Catalog:
         return str(entry.get("text", ""))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(code: str) -> Catalog:
     if code not in LANGUAGES:
         raise ValueError(f"unknown language {code!r} (known: {', '.join(LANGUAGES)})")

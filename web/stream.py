@@ -7,7 +7,8 @@ import queue
 import threading
 import time
 from collections import defaultdict
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from web.table import TableService
 

@@ -10,7 +10,8 @@ nothing when the engine refuses.
 from __future__ import annotations
 
 import queue
-from typing import Any, Mapping, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 
 @runtime_checkable

@@ -16,8 +16,9 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import cv2
 import numpy as np

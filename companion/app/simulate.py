@@ -21,8 +21,9 @@ copy of the rules.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from companion.rules.cards import JOKER, Card, standard_deck
 from companion.rules.game import Game

@@ -19,9 +19,10 @@ companion.rules.cards.CardError: not a card: '1X' (write rank + suit, e.g. QS, T
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import total_ordering
-from typing import Any, Iterable
+from typing import Any
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"

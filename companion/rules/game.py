@@ -24,8 +24,9 @@ companion.rules.errors.NotNextCard: Cy cannot play 7H: the run expects 6H, or An
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 from companion.rules import legal
 from companion.rules.cards import JOKER, RED_SUITS, SUITS, Card

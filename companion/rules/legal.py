@@ -17,8 +17,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Union
+from typing import Any, ClassVar, Union
 
 from companion.rules.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS, Card
 

@@ -17,8 +17,8 @@ False
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from pokerkit import StandardHighHand
 

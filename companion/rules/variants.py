@@ -38,7 +38,8 @@ A game of one's own is one more subclass; records name it once it is in
 
 from __future__ import annotations
 
-from typing import AbstractSet, Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import AbstractSet, Any, ClassVar
 
 from companion.rules.cards import JOKER, RANKS, SUITS, Card, parse_cards
 from companion.rules.errors import BadCombination, RecordError
