@@ -28,16 +28,18 @@ def main() -> int:
     if args.events < 1:
         parser.error("--events must be at least 1")
     for suffix in (".sqlite", ".jsonl"):
-        with tempfile.TemporaryDirectory(dir=args.folder, prefix="bench-store.") as folder:
-            with open_store(Path(folder) / f"bench{suffix}") as store:
-                times = []
-                for n in range(1, args.events + 1):
-                    start = time.perf_counter()
-                    store.append({"type": "bet", "player": "Ann", "chips": n})
-                    times.append(time.perf_counter() - start)
+        with (
+            tempfile.TemporaryDirectory(dir=args.folder, prefix="bench-store.") as folder,
+            open_store(Path(folder) / f"bench{suffix}") as store,
+        ):
+            times = []
+            for n in range(1, args.events + 1):
                 start = time.perf_counter()
-                assert len(store.events()) == args.events
-                read = time.perf_counter() - start
+                store.append({"type": "bet", "player": "Ann", "chips": n})
+                times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            assert len(store.events()) == args.events
+            read = time.perf_counter() - start
         times.sort()
         p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
         print(f"{suffix:8} {args.events} appends: median {statistics.median(times) * 1e3:.2f} ms, "

@@ -23,6 +23,7 @@ import secrets
 from pathlib import Path
 
 from flask import Flask, Response, abort, request
+from flask.json.provider import DefaultJSONProvider
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
@@ -40,6 +41,13 @@ MAX_BODY = 2 * 1024 * 1024  # an imported record; a real game is a few tens of k
 SECRET_FILE = "web-secret-key"
 _API = ("/api/", "/camera/")
 """The paths whose answers, refusals included, are JSON (or a camera frame), never a page."""
+
+
+class _JSON(DefaultJSONProvider):
+    """Answers keep their keys in the order the table builds them and names as written, not ``\\u`` escaped."""
+
+    sort_keys = False
+    ensure_ascii = False
 
 
 def create_app(
@@ -77,8 +85,7 @@ def create_app(
         REFEREE_PIN=config.pin or _generated_pin(),
         PIN_GENERATED=config.pin is None,
     )
-    app.json.sort_keys = False
-    app.json.ensure_ascii = False
+    app.json = _JSON(app)
     app.extensions[KEY] = WebState(
         table=table,
         camera=camera,

@@ -21,7 +21,7 @@ import ipaddress
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class WebConfigError(ValueError):
@@ -73,7 +73,7 @@ class WebConfig:
         return cls(**values)
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

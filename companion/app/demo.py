@@ -19,6 +19,7 @@ right card. At the end it prints how the vision did against the truth.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import logging
@@ -402,10 +403,8 @@ def _play(args: argparse.Namespace, data: Path) -> int:
         if server is not None:
             ended = "The game is over" if table.view()["over"] else "The demo stopped before the end of the game"
             print(f"{ended}; the scoreboard stays up. Press Ctrl-C to stop.", flush=True)
-            try:
+            with contextlib.suppress(KeyboardInterrupt):
                 threading.Event().wait()
-            except KeyboardInterrupt:
-                pass
             server.close()
     return 0 if table.view()["balances"] == demo.sim.game.balances else 1
 
@@ -447,7 +446,8 @@ def _report(table: Table, demo: DemoTable, score: VisionScore) -> None:
                                   or "everyone is even"))
     print(
         f"Vision: {score.plays} cards played; camera read {score.read_right} right, {score.read_wrong} wrong, "
-        f"{score.settled} unsure and settled by the game, {score.uncertain} unsure and confirmed, {score.dismissed} unsure and dismissed, {score.missed} entered by hand; "
+        f"{score.settled} unsure and settled by the game, {score.uncertain} unsure and confirmed, "
+        f"{score.dismissed} unsure and dismissed, {score.missed} entered by hand; "
         f"precision {score.precision:.3f}, recall {score.recall:.3f}; {score.fps:.1f} frames/s over {score.frames} frames"
     )
     still = demo.step.still

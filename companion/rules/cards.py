@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import total_ordering
+from itertools import pairwise
 from typing import Any
 
 RANKS = "23456789TJQKA"
@@ -134,7 +135,7 @@ _CANONICAL: dict[str, Card] = {r + s: Card(r, s) for s in SUITS for r in RANKS} 
 """One shared object per card, so that parsing a record allocates nothing."""
 _VALUES: dict[str, int] = {rank: value for value, rank in enumerate(RANKS, start=2)} | {"": 15}
 _NEXT: dict[Card, Card] = {
-    _CANONICAL[low + suit]: _CANONICAL[high + suit] for suit in SUITS for low, high in zip(RANKS, RANKS[1:])
+    _CANONICAL[low + suit]: _CANONICAL[high + suit] for suit in SUITS for low, high in pairwise(RANKS)
 }
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from companion.rules import legal
 from companion.rules.cards import JOKER, RED_SUITS, SUITS, Card
@@ -838,7 +838,8 @@ class Game:
         """Raise unless ``player`` may open a run with ``card`` now."""
         v = s.variant
         ended: str | None
-        if s.suit is not None:  # a run is under way: its last player may end it by reopening (where anyone may reopen, anyone in the reopen's suits)
+        # While a run is under way, its last player may end it by reopening (where anyone may reopen, anyone in the reopen's suits).
+        if s.suit is not None:
             stopper, ended = s.last_player, s.suit
             if player != stopper and not (v.reopen_turns == "anyone" and _fits(v, card.suit, ended)):
                 who = f"a reopen in {_rule(v)} ({stopper} in any suit)" if v.reopen_turns == "anyone" else f"{stopper} reopens"
@@ -993,7 +994,7 @@ class Game:
         self._note("poker", f"Best hand: {best}", players=tuple(winners), hand=best.label)
         self._split(winners, section, "poker")
 
-    _HANDLERS: dict[type[Event], Callable[..., None]] = {
+    _HANDLERS: ClassVar[dict[type[Event], Callable[..., None]]] = {
         Deal: _on_deal,
         Widow: _on_widow,
         Bid: _on_bid,

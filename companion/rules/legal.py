@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 from companion.rules.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS, Card
 
@@ -239,7 +239,7 @@ class Close(_Plain):
         return f"next closes {self.what}"
 
 
-LegalPlay = Union[NextCard, Reopen, PassTurn, LayAside, ShowCards, Betting, WidowChoice, Claiming, NextDeal, Showdown, Close]
+LegalPlay = NextCard | Reopen | PassTurn | LayAside | ShowCards | Betting | WidowChoice | Claiming | NextDeal | Showdown | Close
 
 
 def summary(plays: Iterable[LegalPlay]) -> str:

@@ -38,8 +38,8 @@ A game of one's own is one more subclass; records name it once it is in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import AbstractSet, Any, ClassVar
+from collections.abc import Mapping, Sequence, Set
+from typing import Any, ClassVar
 
 from companion.rules.cards import JOKER, RANKS, SUITS, Card, parse_cards
 from companion.rules.errors import BadCombination, RecordError
@@ -120,7 +120,7 @@ class Variant:
 
     # ------------------------------------------------------------ the run
 
-    def play_wins(self, streak: Sequence[Card], won: AbstractSet[str]) -> list[tuple[str, str]]:
+    def play_wins(self, streak: Sequence[Card], won: Set[str]) -> list[tuple[str, str]]:
         """The sections won by the card just played, as ``(section, why)`` in the order they pay.
 
         ``streak`` is the cards its player has laid one after the other, the
@@ -157,12 +157,12 @@ class Variant:
 
     # ----------------------------------------------------------- claims
 
-    def check_claim(self, claimed: AbstractSet[Card]) -> None:
+    def check_claim(self, claimed: Set[Card]) -> None:
         """Raise :class:`BadCombination` unless one player may claim ``claimed`` together."""
         if claimed:
             raise BadCombination(f"nothing is claimed in {self.title}")
 
-    def claim_wins(self, claims: Mapping[str, AbstractSet[Card]], players: Sequence[str]) -> list[tuple[str, list[str], str]]:
+    def claim_wins(self, claims: Mapping[str, Set[Card]], players: Sequence[str]) -> list[tuple[str, list[str], str]]:
         """What the ``claims`` (player -> cards) win once they close, as ``(section, winners, why)``
         in the order they pay; the winners of a section share it."""
         return []
@@ -178,17 +178,17 @@ class Michigan(Variant):
     name = "michigan-1939"
     title = "Michigan Rummy (1939)"
     sections: ClassVar[tuple[str, ...]] = ("AH", "KC", "QH", "JS", "TH", "QH-KH", "7-8-9", "poker", "pot")
-    section_titles = {
+    section_titles: ClassVar[dict[str, str]] = {
         "AH": "Ace of hearts", "KC": "King of clubs", "QH": "Queen of hearts",
         "JS": "Jack of spades", "TH": "Ten of hearts", "QH-KH": "Queen-King of hearts",
         "7-8-9": "Seven-Eight-Nine", "poker": "Poker pool", "pot": "Michigan Rummy pot",
     }
     dealer_ante = 2
-    play_pays = {"AH": "AH", "KC": "KC", "QH": "QH", "JS": "JS", "TH": "TH"}
+    play_pays: ClassVar[dict[str, str]] = {"AH": "AH", "KC": "KC", "QH": "QH", "JS": "JS", "TH": "TH"}
     poker_section = "poker"
     centre = "pot"
 
-    def play_wins(self, streak: Sequence[Card], won: AbstractSet[str]) -> list[tuple[str, str]]:
+    def play_wins(self, streak: Sequence[Card], won: Set[str]) -> list[tuple[str, str]]:
         """Also QH-KH, to one player laying QH then KH, and 7-8-9, to the first to lay 7-8-9 of a suit."""
         wins = super().play_wins(streak, won)
         if [c.code for c in streak[-2:]] == ["QH", "KH"]:
@@ -205,22 +205,22 @@ class Bonanza(Variant):
     name = "bonanza"
     title = "Bonanza"
     sections: ClassVar[tuple[str, ...]] = ("joker", "QS-JD", "sequence", "TD-2S", "poker", "AS", "KH", "QD", "JC", "centre")
-    section_titles = {
+    section_titles: ClassVar[dict[str, str]] = {
         "joker": "Joker", "QS-JD": "Queen-Jack", "sequence": "Sequence", "TD-2S": "Ten-Two",
         "poker": "Poker", "AS": "Ace of spades", "KH": "King of hearts",
         "QD": "Queen of diamonds", "JC": "Jack of clubs", "centre": "Bonanza",
     }
     jokers = 1
     widow_actions = frozenset({"exchange", "sell"})
-    play_pays = {"AS": "AS", "KH": "KH", "QD": "QD", "JC": "JC"}
+    play_pays: ClassVar[dict[str, str]] = {"AS": "AS", "KH": "KH", "QD": "QD", "JC": "JC"}
     calls: ClassVar[tuple[str, ...]] = ("joker", "QS-JD", "sequence", "TD-2S", "poker")
     pair_calls: ClassVar[dict[str, tuple[str, ...]]] = {"QS-JD": ("QS", "JD"), "TD-2S": ("TD", "2S")}
     """The calls answered by showing the cards they name, the Joker standing for one of them."""
     poker_section = "poker"
     centre = "centre"
     reopen_turns = "anyone"
-    defaults = {**Variant.defaults, "reopen": "other-colour"}
-    fixed_options = {"card_penalty": (True, "its rules always make the loser pay per card")}
+    defaults: ClassVar[dict[str, Any]] = {**Variant.defaults, "reopen": "other-colour"}
+    fixed_options: ClassVar[dict[str, tuple[Any, str]]] = {"card_penalty": (True, "its rules always make the loser pay per card")}
 
     def show_shape(self, call: str) -> tuple[int, tuple[Card, ...]]:
         """The Joker alone at the Joker call, three cards at the sequence, a pair call's two cards."""
@@ -282,7 +282,7 @@ class Tripoley(Variant):
     name = "tripoley"
     title = "Tripoley"
     sections: ClassVar[tuple[str, ...]] = ("AH", "KH", "QH", "JH", "TH", "KH-QH", "8-9-10", "kitty", "pot")
-    section_titles = {
+    section_titles: ClassVar[dict[str, str]] = {
         "AH": "Ace of hearts", "KH": "King of hearts", "QH": "Queen of hearts",
         "JH": "Jack of hearts", "TH": "Ten of hearts", "KH-QH": "King-Queen of hearts",
         "8-9-10": "Eight-Nine-Ten", "kitty": "Kitty", "pot": "Pot",
@@ -296,7 +296,7 @@ class Tripoley(Variant):
     reopen_turns = "rotate"
     pass_penalty = 1
 
-    def check_claim(self, claimed: AbstractSet[Card]) -> None:
+    def check_claim(self, claimed: Set[Card]) -> None:
         """A claim holds the heart honours and whole 8-9-10s of one suit."""
         for card in claimed:
             if card.code in self.honours:
@@ -307,7 +307,7 @@ class Tripoley(Variant):
                     f"{card} cannot be claimed: a claim holds the heart honours and whole 8-9-10s of one suit"
                 )
 
-    def claim_wins(self, claims: Mapping[str, AbstractSet[Card]], players: Sequence[str]) -> list[tuple[str, list[str], str]]:
+    def claim_wins(self, claims: Mapping[str, Set[Card]], players: Sequence[str]) -> list[tuple[str, list[str], str]]:
         """Each honour to its claimer, KH-QH to one claimer of both, 8-9-10 shared by every claimer of one."""
         wins: list[tuple[str, list[str], str]] = []
         for card in parse_cards(self.honours):
