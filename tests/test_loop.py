@@ -62,7 +62,7 @@ def test_cards_count_only_in_phases_where_they_mean_something(table: Table) -> N
 
 
 def test_a_refused_play_buzzes_and_shows_why_until_the_card_is_taken_back(table: Table, board) -> None:
-    b, clock = board
+    b, _ = board
     table.submit({"type": "next"})
     loop = TableLoop(table, board=b)
     loop.handle([seen("9C", "Bob", 5)], 5)
@@ -77,7 +77,7 @@ def test_a_refused_play_buzzes_and_shows_why_until_the_card_is_taken_back(table:
 def test_a_played_card_found_again_where_it_lies_is_no_new_play(table: Table, board) -> None:
     """The camera lost Ann's 5H under a hand for a while and found it again: nothing to refuse, no
     buzzer.  The same card turning up at Bob's place is still refused."""
-    b, clock = board
+    b, _ = board
     table.submit({"type": "next"})
     loop = TableLoop(table, board=b)
     loop.handle([seen("5H", "Ann", 1)], 1)
@@ -235,7 +235,8 @@ def test_a_recogniser_far_slower_than_the_camera_still_reports_the_cards() -> No
     frames = [Frame(np.full((48, 64, 3), 90, np.uint8), i, i / 300) for i in range(300)]
     done = threading.Event()
     seen: list[CardSeen] = []
-    worker = CameraWorker(paced(frames, 0.003, done), SlowDetect(0.03, [qs]), Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+    zones = LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48)))
+    worker = CameraWorker(paced(frames, 0.003, done), SlowDetect(0.03, [qs]), Tracker(), zones,
                           on_events=lambda events, index: seen.extend(e for e in events if isinstance(e, CardSeen)))
     worker.start()
     assert done.wait(10)

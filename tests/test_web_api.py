@@ -237,7 +237,7 @@ def test_login_form_needs_its_csrf_token(client):
 
 
 def test_api_posts_need_the_csrf_header(referee):
-    client, headers = referee
+    client, _ = referee
     before = version(client)
     refused(client.post("/api/event", json=GAME), 403, client, before)
     refused(client.post("/api/event", json=GAME, headers={"X-CSRF-Token": "wrong"}), 403, client, before)
@@ -566,7 +566,7 @@ def read_sse(response, want: int, limit_s: float = 5.0) -> list[str]:
 
 
 def test_events_stream_the_view_then_each_change_then_heartbeats(started, app):
-    client, headers = started
+    client, _ = started
     stream = client.get("/api/events", buffered=False)
     assert stream.mimetype == "text/event-stream"
     first = read_sse(stream, 2)

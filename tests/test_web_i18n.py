@@ -60,7 +60,8 @@ def test_card_names(code, queen_of_spades, ten_of_diamonds):
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_every_section_of_every_variant_has_a_name(code):
     cat = Catalog.load(code)
-    sections = ["AH", "KC", "QH", "JS", "TH", "QH-KH", "7-8-9", "poker", "pot", "joker", "QS-JD", "sequence", "TD-2S", "AS", "KH", "QD", "JC", "centre", "JH", "KH-QH", "8-9-10", "kitty"]
+    sections = ["AH", "KC", "QH", "JS", "TH", "QH-KH", "7-8-9", "poker", "pot", "joker", "QS-JD", "sequence", "TD-2S", "AS", "KH",
+                "QD", "JC", "centre", "JH", "KH-QH", "8-9-10", "kitty"]
     for name in sections:
         assert cat.section_name(name) not in ("", name) or name in ("7-8-9", "8-9-10"), name
     assert cat.section_name("pot", "tripoley") != cat.section_name("pot", "michigan-1939")

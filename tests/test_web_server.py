@@ -84,7 +84,7 @@ def wait_for(condition, limit_s: float) -> float:
 
 
 def test_streams_beyond_the_limit_are_refused_and_the_api_stays_free(served):
-    port, app = served
+    port, _ = served
     streams = [open_stream(port, f"127.0.0.{2 + i % 10}") for i in range(30)]
     try:
         statuses = [status for _, status, _ in streams]
