@@ -4,6 +4,7 @@ import logging
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from vision.tracker import CardRemoved, CardSeen, Tracker
 from vision.zones import ZoneMap
 
 PLAYERS = ["Ann", "Bob", "Cy"]
-OPENING = [
+OPENING: list[dict[str, Any]] = [
     {"type": "game", "variant": "michigan-1939", "players": PLAYERS, "chips": 100},
     {"type": "deal", "dealer": "Ann"},
     {"type": "widow", "action": "keep"},
@@ -194,7 +195,8 @@ class SlowDetect:
     """Takes its time, like a Pi reading a frame; records which frames it saw and reads ``detections``."""
 
     def __init__(self, seconds: float, detections: list[Detection] | None = None) -> None:
-        self.seconds, self.seen, self.detections = seconds, [], detections or []
+        self.seconds, self.detections = seconds, detections or []
+        self.seen: list[int] = []
 
     def __call__(self, image: np.ndarray) -> list[Detection]:
         self.seen.append(int(image[0, 0, 0]))
@@ -262,12 +264,13 @@ def test_every_frame_read_reaches_the_loop_even_with_no_news() -> None:
 
 
 def test_the_camera_page_sees_the_latest_frame_and_can_move_the_zones(tmp_path: Path) -> None:
-    saved = []
+    saved: list[dict[str, list[list[float]]]] = []
     view = LatestFrame(ZoneMap.around_table(PLAYERS, (640, 480)), save_zones=saved.append)
     assert view.latest_jpeg() is None and view.frame_size() is None
     outline = np.array([[10, 10], [70, 10], [70, 100], [10, 100]], np.float32)
     view.show(np.zeros((480, 640, 3), np.uint8), [Detection("QS", 0.9, outline)])
-    assert view.latest_jpeg()[:2] == b"\xff\xd8" and view.frame_size() == (640, 480)
+    jpeg = view.latest_jpeg()
+    assert jpeg is not None and jpeg[:2] == b"\xff\xd8" and view.frame_size() == (640, 480)
     assert [d.code for d in view.detections()] == ["QS"]
     view.set_zones({"Ann": [[0, 0], [640, 0], [640, 240]]})
     assert list(view.zones()) == ["Ann"] and saved == [view.zones()]
@@ -275,12 +278,13 @@ def test_the_camera_page_sees_the_latest_frame_and_can_move_the_zones(tmp_path: 
 
 def test_shows_laid_out_are_sent_before_the_call_closes(tmp_path: Path) -> None:
     t = Table.open(tmp_path / "bonanza.sqlite")
-    for event in [
+    opening: list[dict[str, Any]] = [
         {"type": "game", "variant": "bonanza", "players": PLAYERS, "chips": 100},
         {"type": "deal", "dealer": "Ann"},
         {"type": "widow", "action": "exchange"},
         {"type": "next"},  # the Joker call closes unanswered: Queen-Jack is called
-    ]:
+    ]
+    for event in opening:
         t.submit(event)
     loop = TableLoop(t, settle_frames=50)
     loop.handle([seen("QS", "Bob", 10), seen("JD", "Bob", 12)], 12)  # not settled yet when the referee moves on

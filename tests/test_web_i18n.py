@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import string
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,12 +16,12 @@ RANKS = "23456789TJQKA"
 SUITS = "SHDC"
 
 
-def load(code: str) -> dict:
+def load(code: str) -> dict[str, Any]:
     return json.loads((CATALOGS / f"{code}.json").read_text(encoding="utf-8"))
 
 
-def keys(d: dict, prefix: str = "") -> set[str]:
-    out = set()
+def keys(d: dict[str, Any], prefix: str = "") -> set[str]:
+    out: set[str] = set()
     for k, v in d.items():
         out |= keys(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k}
     return out
@@ -67,7 +68,7 @@ def test_every_section_of_every_variant_has_a_name(code):
     assert cat.section_name("pot", "tripoley") != cat.section_name("pot", "michigan-1939")
 
 
-LOG = [
+LOG: list[dict[str, Any]] = [
     {"kind": "deal", "player": "Ann", "text": "Ann deals (hand 1)"},
     {"kind": "ante", "player": "Ann", "chips": 18, "text": "Ann antes 18"},
     {"kind": "widow", "action": "sell", "text": "Nobody bids: the widow is dead"},
