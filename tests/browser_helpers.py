@@ -1,8 +1,8 @@
 """What the tests of the pages in a real Chromium share: the app under waitress, the browser, a page
 that records its script errors, and signing in as the referee.
 
-The test modules load the fixtures with ``pytest_plugins = ["browser_helpers"]``; importing this
-module skips them where Chromium is not installed.
+tests/conftest.py loads the fixtures as a plugin; importing this module skips the modules that do
+where Chromium is not installed.
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ from browser_helpers import CHROMIUM, GAME, PIN, SHOTS, Server, page_errors, pag
 from web.camera import MemoryCameraView
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ["browser_helpers"]  # the fixtures: browser, table, server
 
 HAND = [
     {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"},

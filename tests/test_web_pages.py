@@ -16,7 +16,6 @@ from web.camera import MemoryCameraView
 from web.i18n import Catalog
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ["browser_helpers"]  # the fixtures: browser, table, server
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "companion" / "examples"
 SIZES = [(1280, 800), (800, 1280), (390, 844)]
