@@ -1,6 +1,7 @@
 """The demo table's layout: every card a player lays lies in that player's own zone."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +26,15 @@ def _demo(table: Table, seed: int) -> DemoTable:
                      hold_frames=1, detect=lambda frame: [])
 
 
+def _stop_once_stored(table: Table, demo: DemoTable, events: int) -> None:
+    """Stop ``demo`` as soon as ``table`` has stored ``events`` events, wherever in a hand that falls."""
+    def listener(view: dict[str, Any]) -> None:
+        if len(table.store) >= events:
+            demo.stop()
+
+    table.add_listener(listener)
+
+
 def _truth(seed: int, hands: int) -> dict[str, int]:
     """The balances of the demo's game: ``hands`` hands and the showdown that ends it."""
     from companion.app.simulate import SimulatedTable
@@ -39,7 +49,7 @@ def _truth(seed: int, hands: int) -> dict[str, int]:
 def test_a_stopped_demo_goes_on_from_its_stored_game(tmp_path: Path, stop_at: int) -> None:
     with Table.open(tmp_path / "demo.sqlite") as table:
         demo = _demo(table, seed=7)
-        table.add_listener(lambda view: len(table.store) >= stop_at and demo.stop())
+        _stop_once_stored(table, demo, stop_at)
         demo.play(hands=2)
         stored = table.export_jsonl()
     with Table.open(tmp_path / "demo.sqlite") as table:
@@ -54,7 +64,7 @@ def test_a_demo_says_why_it_cannot_go_on_with_another_shuffle(tmp_path: Path) ->
 
     with Table.open(tmp_path / "demo.sqlite") as table:
         demo = _demo(table, seed=7)
-        table.add_listener(lambda view: len(table.store) >= 20 and demo.stop())
+        _stop_once_stored(table, demo, 20)
         demo.play(hands=1)
         before = table.export_jsonl()
         with pytest.raises(CannotResume, match="shuffle"):

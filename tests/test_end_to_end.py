@@ -28,7 +28,8 @@ def test_a_simulated_hand_read_by_the_camera_ends_with_the_simulations_balances(
     truth = demo.sim.game.balances
     assert table.view()["balances"] == truth
     assert score.plays > 0 and score.read_right >= 0.8 * score.plays, score
-    assert demo.step.still.frames_skipped > 0   # the still table between plays is not read again
+    still = demo.step.still
+    assert still is not None and still.frames_skipped > 0   # the still table between plays is not read again
     state = create_app(table, config=WebConfig(pin="2468"), data_dir=tmp_path).test_client().get("/api/state").get_json()
     assert state["balances"] == truth and state["hands"] == 1
     assert state["over"] and state["phase"] == "over"  # the showdown ended the game, as the console says

@@ -294,6 +294,7 @@ def test_an_unshown_joker_is_laid_aside_once_the_run_has_begun() -> None:
     refused(game, {"type": "discard", "player": "Bob", "cards": ["2S"]}, errors.BadCombination)
     refused(game, {"type": "discard", "player": "Bob", "cards": ["JK", "2S"]}, errors.BadCombination)
     size = game.cards_left("Bob")
+    assert size is not None
     game.push(discard("Bob"))
     assert game.cards_left("Bob") == size - 1
     refused(game, discard("Cy"), errors.CardUnavailable)

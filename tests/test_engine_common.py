@@ -253,7 +253,8 @@ def test_bonanza_showdown_with_the_joker_wild() -> None:
 def test_each_undo_takes_back_one_more_and_restores_the_view() -> None:
     game = start()
     views = [game.view()]
-    for event in (deal("Ann"), KEEP, {"type": "bet", "player": "Bob", "chips": 3}, show("Bob", "9S", "9H", "4C", "4D", "KS"), NEXT, play("Ann", "5H")):
+    for event in (deal("Ann"), KEEP, {"type": "bet", "player": "Bob", "chips": 3}, show("Bob", "9S", "9H", "4C", "4D", "KS"), NEXT,
+                  play("Ann", "5H")):
         game.push(event)
         views.append(game.view())
     for expected in reversed(views[:-1]):

@@ -4,6 +4,7 @@ import logging
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from vision.tracker import CardRemoved, CardSeen, Tracker
 from vision.zones import ZoneMap
 
 PLAYERS = ["Ann", "Bob", "Cy"]
-OPENING = [
+OPENING: list[dict[str, Any]] = [
     {"type": "game", "variant": "michigan-1939", "players": PLAYERS, "chips": 100},
     {"type": "deal", "dealer": "Ann"},
     {"type": "widow", "action": "keep"},
@@ -62,7 +63,7 @@ def test_cards_count_only_in_phases_where_they_mean_something(table: Table) -> N
 
 
 def test_a_refused_play_buzzes_and_shows_why_until_the_card_is_taken_back(table: Table, board) -> None:
-    b, clock = board
+    b, _ = board
     table.submit({"type": "next"})
     loop = TableLoop(table, board=b)
     loop.handle([seen("9C", "Bob", 5)], 5)
@@ -77,7 +78,7 @@ def test_a_refused_play_buzzes_and_shows_why_until_the_card_is_taken_back(table:
 def test_a_played_card_found_again_where_it_lies_is_no_new_play(table: Table, board) -> None:
     """The camera lost Ann's 5H under a hand for a while and found it again: nothing to refuse, no
     buzzer.  The same card turning up at Bob's place is still refused."""
-    b, clock = board
+    b, _ = board
     table.submit({"type": "next"})
     loop = TableLoop(table, board=b)
     loop.handle([seen("5H", "Ann", 1)], 1)
@@ -194,7 +195,8 @@ class SlowDetect:
     """Takes its time, like a Pi reading a frame; records which frames it saw and reads ``detections``."""
 
     def __init__(self, seconds: float, detections: list[Detection] | None = None) -> None:
-        self.seconds, self.seen, self.detections = seconds, [], detections or []
+        self.seconds, self.detections = seconds, detections or []
+        self.seen: list[int] = []
 
     def __call__(self, image: np.ndarray) -> list[Detection]:
         self.seen.append(int(image[0, 0, 0]))
@@ -235,7 +237,8 @@ def test_a_recogniser_far_slower_than_the_camera_still_reports_the_cards() -> No
     frames = [Frame(np.full((48, 64, 3), 90, np.uint8), i, i / 300) for i in range(300)]
     done = threading.Event()
     seen: list[CardSeen] = []
-    worker = CameraWorker(paced(frames, 0.003, done), SlowDetect(0.03, [qs]), Tracker(), LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48))),
+    zones = LatestFrame(ZoneMap.around_table(PLAYERS, (64, 48)))
+    worker = CameraWorker(paced(frames, 0.003, done), SlowDetect(0.03, [qs]), Tracker(), zones,
                           on_events=lambda events, index: seen.extend(e for e in events if isinstance(e, CardSeen)))
     worker.start()
     assert done.wait(10)
@@ -261,12 +264,13 @@ def test_every_frame_read_reaches_the_loop_even_with_no_news() -> None:
 
 
 def test_the_camera_page_sees_the_latest_frame_and_can_move_the_zones(tmp_path: Path) -> None:
-    saved = []
+    saved: list[dict[str, list[list[float]]]] = []
     view = LatestFrame(ZoneMap.around_table(PLAYERS, (640, 480)), save_zones=saved.append)
     assert view.latest_jpeg() is None and view.frame_size() is None
     outline = np.array([[10, 10], [70, 10], [70, 100], [10, 100]], np.float32)
     view.show(np.zeros((480, 640, 3), np.uint8), [Detection("QS", 0.9, outline)])
-    assert view.latest_jpeg()[:2] == b"\xff\xd8" and view.frame_size() == (640, 480)
+    jpeg = view.latest_jpeg()
+    assert jpeg is not None and jpeg[:2] == b"\xff\xd8" and view.frame_size() == (640, 480)
     assert [d.code for d in view.detections()] == ["QS"]
     view.set_zones({"Ann": [[0, 0], [640, 0], [640, 240]]})
     assert list(view.zones()) == ["Ann"] and saved == [view.zones()]
@@ -274,12 +278,13 @@ def test_the_camera_page_sees_the_latest_frame_and_can_move_the_zones(tmp_path: 
 
 def test_shows_laid_out_are_sent_before_the_call_closes(tmp_path: Path) -> None:
     t = Table.open(tmp_path / "bonanza.sqlite")
-    for event in [
+    opening: list[dict[str, Any]] = [
         {"type": "game", "variant": "bonanza", "players": PLAYERS, "chips": 100},
         {"type": "deal", "dealer": "Ann"},
         {"type": "widow", "action": "exchange"},
         {"type": "next"},  # the Joker call closes unanswered: Queen-Jack is called
-    ]:
+    ]
+    for event in opening:
         t.submit(event)
     loop = TableLoop(t, settle_frames=50)
     loop.handle([seen("QS", "Bob", 10), seen("JD", "Bob", 12)], 12)  # not settled yet when the referee moves on

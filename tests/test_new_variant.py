@@ -4,8 +4,8 @@ simulated like the three built in, with no change to the engine or the simulated
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import AbstractSet
+from collections.abc import Sequence, Set
+from typing import ClassVar
 
 import pytest
 
@@ -26,14 +26,14 @@ class AceKing(Bonanza):
     name = "ace-king"
     title = "Ace-King Bonanza"
     sections = ("joker", "QS-JD", "sequence", "AD-KC", "poker", "AS", "KH", "QD", "JC", "KH-AH", "centre")
-    section_titles = {
+    section_titles: ClassVar[dict[str, str]] = {
         **{n: t for n, t in Bonanza.section_titles.items() if n != "TD-2S"},
         "AD-KC": "Ace-King", "KH-AH": "King-Ace of hearts",
     }
     calls = ("joker", "QS-JD", "sequence", "AD-KC", "poker")
-    pair_calls = {"QS-JD": ("QS", "JD"), "AD-KC": ("AD", "KC")}
+    pair_calls: ClassVar[dict[str, tuple[str, ...]]] = {"QS-JD": ("QS", "JD"), "AD-KC": ("AD", "KC")}
 
-    def play_wins(self, streak: Sequence[Card], won: AbstractSet[str]) -> list[tuple[str, str]]:
+    def play_wins(self, streak: Sequence[Card], won: Set[str]) -> list[tuple[str, str]]:
         wins = super().play_wins(streak, won)
         if [c.code for c in streak[-2:]] == ["KH", "AH"]:
             wins.append(("KH-AH", "plays KH-AH"))

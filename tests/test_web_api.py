@@ -10,6 +10,7 @@ import json
 import re
 import time
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import numpy as np
@@ -17,6 +18,7 @@ import pytest
 import yaml
 from flask import request
 from openapi_spec_validator import validate as validate_spec
+from werkzeug.test import TestResponse
 
 from companion.table import Table
 from vision.detection import Detection
@@ -55,6 +57,20 @@ def spec_node(ref: str) -> dict:
     for part in ref.removeprefix("#/").split("/"):
         node = node[part]
     return node
+
+
+def body(response: TestResponse) -> Any:
+    """The JSON a response carries (it must carry some)."""
+    data = response.get_json()
+    assert data is not None, response.data
+    return data
+
+
+def boot_script(page: bytes) -> bytes:
+    """The text of a page's boot JSON element."""
+    found = re.search(rb'<script id="boot" type="application/json">(.*?)</script>', page, re.S)
+    assert found is not None, "the page has no boot JSON"
+    return found.group(1)
 
 
 def conformance_error(path: str, method: str, response) -> str | None:
@@ -171,7 +187,7 @@ def test_state_matches_the_view_schema_before_and_during_a_game(started):
 def test_the_scoreboard_is_open_and_carries_the_view(client):
     r = client.get("/")
     assert r.status_code == 200
-    boot = json.loads(re.search(rb'<script id="boot" type="application/json">(.*?)</script>', r.data, re.S).group(1))
+    boot = json.loads(boot_script(r.data))
     assert boot["view"]["version"] == version(client)
     assert "Content-Security-Policy" in r.headers
 
@@ -183,7 +199,7 @@ def test_a_name_in_the_boot_json_cannot_change_the_page(referee, name):
     assert client.post("/api/new-game", json={"game": game}, headers=headers).status_code == 200
     for path in ("/", "/referee"):
         page = client.get(path).data
-        script = re.search(rb'<script id="boot" type="application/json">(.*?)</script>', page, re.S).group(1)
+        script = boot_script(page)
         assert not set(b"<>&") & set(script), path  # before: "<!--<script>" kept the element open to the page's end
         assert json.loads(script)["view"]["players"][0]["name"] == name
 
@@ -237,7 +253,7 @@ def test_login_form_needs_its_csrf_token(client):
 
 
 def test_api_posts_need_the_csrf_header(referee):
-    client, headers = referee
+    client, _ = referee
     before = version(client)
     refused(client.post("/api/event", json=GAME), 403, client, before)
     refused(client.post("/api/event", json=GAME, headers={"X-CSRF-Token": "wrong"}), 403, client, before)
@@ -262,7 +278,7 @@ def test_logout_ends_the_session(referee):
 def test_the_secret_key_is_kept_in_the_data_folder(table, tmp_path):
     one = create_app(table, config=WebConfig(pin=PIN), data_dir=tmp_path)
     two = create_app(table, config=WebConfig(pin=PIN), data_dir=tmp_path)
-    assert one.secret_key == two.secret_key and len(one.secret_key) >= 32
+    assert one.secret_key is not None and one.secret_key == two.secret_key and len(one.secret_key) >= 32
     assert (tmp_path / "web-secret-key").stat().st_mode & 0o077 == 0
 
 
@@ -566,7 +582,7 @@ def read_sse(response, want: int, limit_s: float = 5.0) -> list[str]:
 
 
 def test_events_stream_the_view_then_each_change_then_heartbeats(started, app):
-    client, headers = started
+    client, _ = started
     stream = client.get("/api/events", buffered=False)
     assert stream.mimetype == "text/event-stream"
     first = read_sse(stream, 2)
@@ -641,6 +657,7 @@ def test_zones_are_checked_then_saved(referee, camera):
     r = client.post("/api/zones", json={"zones": good}, headers=headers)
     assert r.status_code == 200 and camera.zones() == {"Ann": [[0.0, 0.0], [320.0, 0.0], [320.0, 240.0], [0.0, 240.0]]}
     check(client.get("/api/zones").json["zones"], "Zones")
+    bad: object
     for bad in ({"Ann": [[0, 0], [700, 0], [0, 240]]}, {"Ann": [[0, 0], [10, 10], [10, 0], [0, 10]]},
                 {"Ann": [[0, 0], [1, 1]]}, {"Ann": [[0, 0], [True, 0], [0, 5]]}, {"": [[0, 0], [9, 0], [0, 9]]}, []):
         r = client.post("/api/zones", json={"zones": bad}, headers=headers)
@@ -659,9 +676,9 @@ def test_zones_that_cannot_be_saved_are_refused_and_not_used(table, tmp_path):
     client = create_app(table, config=WebConfig(pin=PIN), camera=camera).test_client()
     headers = sign_in(client)
     r = client.post("/api/zones", json={"zones": {"Bob": [[0, 0], [320, 0], [0, 240]]}}, headers=headers)
-    assert r.status_code == 503 and "could not be saved" in r.json["error"]
+    assert r.status_code == 503 and "could not be saved" in body(r)["error"]
     assert conformance_error("/api/zones", "POST", r) is None
-    assert list(client.get("/api/zones").json["zones"]) == ["Ann"]  # before: Bob in memory, lost at the restart
+    assert list(body(client.get("/api/zones"))["zones"]) == ["Ann"]  # before: Bob in memory, lost at the restart
 
 
 def test_without_a_camera_the_page_says_so(table):

@@ -8,29 +8,17 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, Page, expect
 
-from companion.table import Table
-from web.app import create_app, stream_hub
+from browser_helpers import CHROMIUM, GAME, PIN, SHOTS, Server, page_errors, page_of, sign_in
 from web.camera import MemoryCameraView
-from web.config import WebConfig
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"{CHROMIUM} is not installed (the Makefile installs it: apt-get install chromium)", allow_module_level=True)
-
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
-
-PIN = "1357"
-SHOTS = Path(__file__).parent / "screenshots"
-GAME = {"type": "game", "variant": "michigan-1939", "players": ["Ann", "Bob", "Cy", "Dora"], "chips": 100}
 HAND = [
     {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"},
     {"type": "bet", "player": "Ann", "chips": 2}, {"type": "bet", "player": "Bob", "chips": 3},
@@ -46,69 +34,6 @@ HAND = [
     {"type": "play", "player": "Ann", "card": "KH"}, {"type": "play", "player": "Cy", "card": "AH"},
     {"type": "play", "player": "Cy", "card": "4S"},
 ]
-
-
-class Server:
-    """The app under waitress in a background thread, as ``companion web`` runs it."""
-
-    def __init__(self, table: Table, port: int = 0, camera: MemoryCameraView | None = None) -> None:
-        from waitress import create_server
-
-        self.app = create_app(table, config=WebConfig(pin=PIN), camera=camera, heartbeat_s=15.0)
-        self.server = create_server(self.app, host="127.0.0.1", port=port, threads=8)
-        self.port = self.server.effective_port
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.stopping = False
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.server.run()
-        except OSError:
-            # stop() closes the sockets under the loop's select, which may then see a closed one.
-            if not self.stopping:
-                raise
-
-    def stop(self) -> None:
-        self.stopping = True
-        stream_hub(self.app).stop()
-        self.server.task_dispatcher.shutdown(timeout=5)
-        for channel in list(self.server._map.values()):
-            channel.close()
-        self.thread.join(5)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def table(tmp_path: Path) -> Table:
-    return Table.open(tmp_path / "game.sqlite")
-
-
-@pytest.fixture
-def server(table: Table) -> Iterator[Server]:
-    s = Server(table)
-    yield s
-    s.stop()
-
-
-def page_of(browser: Browser, width: int = 1280, height: int = 800, locale: str = "en-GB") -> Page:
-    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
-    page.errors = errors  # type: ignore[attr-defined]
-    return page
 
 
 def balance(page: Page, name: str):
@@ -128,7 +53,7 @@ def test_the_scoreboard_updates_live_within_a_second(browser, server, table):
     expect(balance(page, "Ann")).to_have_text(str(start - 2), timeout=1000)
     expect(page.locator("#log li.newest")).to_have_text("Ann bets 2 chips", timeout=1000)
     expect(page.locator('#wheel [data-section="poker"] .sec-chips')).to_have_text(str(table.view()["board"]["poker"]))
-    assert page.errors == []  # type: ignore[attr-defined]
+    assert page_errors(page) == []
 
 
 def test_the_scoreboard_comes_back_after_a_server_restart(browser, table):
@@ -153,13 +78,6 @@ def test_the_scoreboard_comes_back_after_a_server_restart(browser, table):
         expect(page.locator("#conn.on")).to_be_visible(timeout=8000)
     finally:
         second.stop()
-
-
-def sign_in(page: Page, url: str) -> None:
-    page.goto(url + "/referee/login")
-    page.fill('input[name="pin"]', PIN)
-    page.click('button[type="submit"]')
-    page.wait_for_url("**/referee")
 
 
 def test_the_referee_starts_a_game_plays_and_undoes(browser, server, table):
@@ -212,7 +130,7 @@ def test_the_referee_starts_a_game_plays_and_undoes(browser, server, table):
     page.click("#undo")
     expect(page.locator("#ref-log li").first).not_to_have_text("Ann plays Five of hearts")
     assert table.view()["run"]["last_card"] is None
-    assert page.errors == []  # type: ignore[attr-defined]
+    assert page_errors(page) == []
 
 
 @pytest.mark.parametrize("locale, sizes", [
@@ -224,7 +142,8 @@ def test_scoreboard_screenshots(browser, server, table, locale, sizes):
     table.submit(GAME)
     for event in HAND:
         table.submit(event)
-    page = page_of(browser, *sizes[0], locale=locale)
+    width, height = sizes[0]
+    page = page_of(browser, width, height, locale=locale)
     page.goto(server.url + "/")
     expect(page.locator("#conn.on")).to_be_visible(timeout=5000)
     newest = {"en-GB": "Cy plays Four of spades", "fr-FR": "Cy joue : quatre de pique", "ko-KR": "Cy: 스페이드 4"}[locale]
@@ -234,7 +153,7 @@ def test_scoreboard_screenshots(browser, server, table, locale, sizes):
         page.set_viewport_size({"width": width, "height": height})
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing wider than the screen
         page.screenshot(path=str(SHOTS / f"scoreboard-{width}x{height}-{locale[:2]}.png"), full_page=True)
-    assert page.errors == []  # type: ignore[attr-defined]
+    assert page_errors(page) == []
 
 
 def test_seat_zones_are_dragged_and_saved(browser, table):
@@ -263,6 +182,7 @@ def test_seat_zones_are_dragged_and_saved(browser, table):
         corner = page.locator('#overlay .corner[data-zone="Bob"][data-corner="2"]')
         box = corner.bounding_box()
         stage = page.locator("#overlay").bounding_box()
+        assert box is not None and stage is not None
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.down()
         target = (stage["x"] + stage["width"] * 0.75, stage["y"] + stage["height"] * 0.6)  # (480, 288) in the frame
@@ -276,7 +196,7 @@ def test_seat_zones_are_dragged_and_saved(browser, table):
         assert abs(x - 480) < 4 and abs(y - 288) < 4, zones["Bob"]
         SHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SHOTS / "camera-1280x800-en.png"), full_page=True)
-        assert page.errors == []  # type: ignore[attr-defined]
+        assert page_errors(page) == []
     finally:
         server.stop()
 
@@ -294,7 +214,7 @@ def test_every_variants_wheel_shows_every_section(browser, server, table, varian
         expect(chips).to_have_text(str(section["chips"]))
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"scoreboard-1280x800-en-{variant}.png"))
-    assert page.errors == []  # type: ignore[attr-defined]
+    assert page_errors(page) == []
 
 
 def test_the_scoreboard_draws_every_part_of_the_view(browser, server, table):
@@ -336,14 +256,14 @@ def test_the_scoreboard_draws_every_part_of_the_view(browser, server, table):
     expect(page.locator("#banner")).to_have_text("Spiel beendet")
     expect(page.locator("#expect")).to_be_hidden()
     expect(page.locator("#notice")).to_be_hidden()
-    assert page.errors == []  # type: ignore[attr-defined]
+    assert page_errors(page) == []
 
 
 def test_the_page_scripts_word_cards_and_log_as_web_i18n_does(browser, server):
     """The scoreboard words things in the browser; web/i18n.py is the reference for the same catalogs."""
     from web.i18n import LANGUAGES, Catalog
 
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"kind": "deal", "player": "Ann", "text": "Ann deals (hand 1)"},
         {"kind": "widow", "action": "sell", "text": "Nobody bids: the widow is dead"},
         {"kind": "widow", "player": "Bob", "chips": 3, "action": "sell", "text": "Bob buys the widow from Ann for 3"},
@@ -413,7 +333,7 @@ def test_the_referee_sees_what_the_table_waits_for_and_reads_the_game_settled(br
     status = page.locator("#ref-status")
     expect(status.locator(".expect")).to_have_text(f"Next: Six of diamonds, or {player} reopens in another suit")
     expect(status.locator(".settled")).to_have_text(f"\u2713 {player}: settled as 5D: the only legal card among 5D/5H")
-    assert page.errors == []  # type: ignore[attr-defined]
+    assert page_errors(page) == []
 
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -492,4 +412,4 @@ def test_the_referee_mutes_the_voice_and_every_page_hears_of_it(browser, server,
     button.click()
     expect(other.locator("#voice-toggle")).to_have_text("Stimme stumm schalten")
     assert table.view()["voice"] == "on"
-    assert page.errors == [] and other.errors == []  # type: ignore[attr-defined]
+    assert page_errors(page) == [] and page_errors(other) == []

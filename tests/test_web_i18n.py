@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import string
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,12 +16,12 @@ RANKS = "23456789TJQKA"
 SUITS = "SHDC"
 
 
-def load(code: str) -> dict:
+def load(code: str) -> dict[str, Any]:
     return json.loads((CATALOGS / f"{code}.json").read_text(encoding="utf-8"))
 
 
-def keys(d: dict, prefix: str = "") -> set[str]:
-    out = set()
+def keys(d: dict[str, Any], prefix: str = "") -> set[str]:
+    out: set[str] = set()
     for k, v in d.items():
         out |= keys(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k}
     return out
@@ -60,13 +61,14 @@ def test_card_names(code, queen_of_spades, ten_of_diamonds):
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_every_section_of_every_variant_has_a_name(code):
     cat = Catalog.load(code)
-    sections = ["AH", "KC", "QH", "JS", "TH", "QH-KH", "7-8-9", "poker", "pot", "joker", "QS-JD", "sequence", "TD-2S", "AS", "KH", "QD", "JC", "centre", "JH", "KH-QH", "8-9-10", "kitty"]
+    sections = ["AH", "KC", "QH", "JS", "TH", "QH-KH", "7-8-9", "poker", "pot", "joker", "QS-JD", "sequence", "TD-2S", "AS", "KH",
+                "QD", "JC", "centre", "JH", "KH-QH", "8-9-10", "kitty"]
     for name in sections:
         assert cat.section_name(name) not in ("", name) or name in ("7-8-9", "8-9-10"), name
     assert cat.section_name("pot", "tripoley") != cat.section_name("pot", "michigan-1939")
 
 
-LOG = [
+LOG: list[dict[str, Any]] = [
     {"kind": "deal", "player": "Ann", "text": "Ann deals (hand 1)"},
     {"kind": "ante", "player": "Ann", "chips": 18, "text": "Ann antes 18"},
     {"kind": "widow", "action": "sell", "text": "Nobody bids: the widow is dead"},

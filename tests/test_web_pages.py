@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import GAME, PIN, SHOTS, Server, page_errors, page_of, sign_in
 from companion.app.simulate import SimulatedTable
 from companion.table import Table
-from test_web_browser import GAME, PIN, SHOTS, Server, browser, page_of, server, sign_in, table  # noqa: F401  (fixtures)
 from web.camera import MemoryCameraView
 from web.i18n import Catalog
 
@@ -59,7 +59,7 @@ def test_the_end_of_the_game_shows_standings_and_settlement_whole_at_every_size(
             page.locator("#settlement li").last.scroll_into_view_if_needed()
             assert inside(page, "#settlement li:last-child") == []
         page.screenshot(path=str(SHOTS / f"over-{players}-{width}x{height}.png"))
-    assert page.errors == []
+    assert page_errors(page) == []
 
 
 def test_the_shipped_records_end_as_over_on_the_scoreboard(browser, server, table):
@@ -70,7 +70,7 @@ def test_the_shipped_records_end_as_over_on_the_scoreboard(browser, server, tabl
         page.goto(server.url + "/")
         assert page.locator("#banner").inner_text() == "Game over", record.name
         assert page.locator("#final tbody tr").count() == 4
-    assert page.errors == []
+    assert page_errors(page) == []
 
 
 @pytest.mark.parametrize("lang", ["en", "ko", "fr", "de"])
@@ -102,7 +102,7 @@ def test_the_scoreboard_says_when_the_camera_has_no_picture_or_has_lost_the_tabl
     table.set_camera("reading")
     expect(page.locator("#camera-alert")).to_be_hidden()
     expect(page.locator("#camera-state")).to_have_text(ui["camera_reading"])
-    assert page.errors == []
+    assert page_errors(page) == []
 
 
 def rendered_table() -> tuple[bytes, list[Any]]:
@@ -146,7 +146,7 @@ def test_camera_labels_never_overlap_and_every_card_is_listed_beside_the_picture
         item.hover()
         expect(page.locator('#overlay .det[data-card="3"]')).to_have_class("det hot")
         page.screenshot(path=str(SHOTS / "camera-labels-1280x800.png"))
-        assert page.errors == []
+        assert page_errors(page) == []
     finally:
         server.stop()
 
@@ -164,7 +164,7 @@ def test_no_picture_is_a_placeholder_and_the_cameras_state(browser, table):
         expect(page.locator("#camera-state")).to_have_text(Catalog.load("en").data["ui"]["camera_no-picture"])
         expect(page.locator("#seen li")).to_have_text([Catalog.load("en").data["ui"]["no_cards_seen"]])
         page.screenshot(path=str(SHOTS / "camera-no-picture-390x844.png"), full_page=True)
-        assert page.errors == []
+        assert page_errors(page) == []
     finally:
         server.stop()
 
@@ -193,7 +193,9 @@ def test_the_background_has_no_edge_on_a_tall_page(browser, server, table, path)
     page = page_of(browser, 390, 1800)
     page.goto(server.url + path)
     bottom = int(page.evaluate("Math.ceil(document.body.getBoundingClientRect().bottom)"))
-    shot = cv2.imdecode(np.frombuffer(page.screenshot(), np.uint8), cv2.IMREAD_COLOR).astype(int)
+    image = cv2.imdecode(np.frombuffer(page.screenshot(), np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None
+    shot = image.astype(int)
     if bottom + 3 >= shot.shape[0]:
         pytest.skip("the content fills this page")
     above, below = shot[bottom - 3, 5], shot[bottom + 3, 5]
@@ -236,11 +238,12 @@ def test_the_referee_page_shows_the_scoreboards_address_as_a_code_that_decodes(b
         code = page.locator("#join img.join-qr")
         expect(code).to_be_visible()
         shot = cv2.imdecode(np.frombuffer(code.screenshot(), np.uint8), cv2.IMREAD_COLOR)
+        assert shot is not None
         decoded, _, _ = cv2.QRCodeDetector().detectAndDecode(shot)
         assert decoded == scoreboard_url("0.0.0.0", 8080)
         expect(page.locator("#join a")).to_have_text(decoded)
         page.locator("#join").screenshot(path=str(SHOTS / "referee-join.png"))
-        assert page.errors == []
+        assert page_errors(page) == []
     finally:
         server.stop()
 

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,7 +85,7 @@ def wait_for(condition, limit_s: float) -> float:
 
 
 def test_streams_beyond_the_limit_are_refused_and_the_api_stays_free(served):
-    port, app = served
+    port, _ = served
     streams = [open_stream(port, f"127.0.0.{2 + i % 10}") for i in range(30)]
     try:
         statuses = [status for _, status, _ in streams]
@@ -139,7 +140,12 @@ def test_a_change_is_encoded_once_for_every_open_stream(tmp_path: Path, monkeypa
 
     encoded: list[int] = []
     real = web.stream._sse
-    monkeypatch.setattr(web.stream, "_sse", lambda view: encoded.append(view["version"]) or real(view))
+
+    def counted(view: dict[str, Any]) -> str:
+        encoded.append(view["version"])
+        return real(view)
+
+    monkeypatch.setattr(web.stream, "_sse", counted)
     with serving(tmp_path) as (port, _, table):
         streams = [open_stream(port, source)[0] for source in ("127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.3")]
         wait_for(lambda: len(encoded) == 4, 5)  # each stream's first view, its own
