@@ -15,6 +15,7 @@ from collections.abc import Callable
 from flask import Blueprint, Response, jsonify, request
 
 from companion.rules.cards import Card, CardError
+from web.config import is_whole
 from web.events import EventError, check_event
 from web.guard import api_error, json_body, referee_api
 from web.state import current, table
@@ -97,7 +98,7 @@ def new_game() -> Response:
 @referee_api
 def confirm() -> Response:
     body = json_body()
-    if not isinstance(body, dict) or not _is_int(body.get("id")):
+    if not isinstance(body, dict) or not is_whole(body.get("id")):
         return api_error(400, "send {\"id\": <pending id>, \"code\": null or a card code}")
     code = body.get("code")
     if code is not None:
@@ -115,7 +116,7 @@ def confirm() -> Response:
 @referee_api
 def dismiss() -> Response:
     body = json_body()
-    if not isinstance(body, dict) or not _is_int(body.get("id")):
+    if not isinstance(body, dict) or not is_whole(body.get("id")):
         return api_error(400, "send {\"id\": <pending id>}")
     try:
         return jsonify(table().dismiss(body["id"]))
@@ -174,6 +175,3 @@ def _submit(event: dict[str, object]) -> Response:
 def _has_game() -> bool:
     return bool(table().view().get("players"))
 
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

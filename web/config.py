@@ -45,7 +45,7 @@ class WebConfig:
 
     def __post_init__(self) -> None:
         _check_host(self.host)
-        if not _is_int(self.port) or not 1 <= self.port <= 65535:
+        if not is_whole(self.port) or not 1 <= self.port <= 65535:
             raise WebConfigError(f"web.port must be an integer from 1 to 65535, not {self.port!r}")
         if self.pin is not None and (
             not isinstance(self.pin, str) or not 4 <= len(self.pin) <= 32 or not self.pin.isprintable() or self.pin.strip() != self.pin
@@ -68,12 +68,13 @@ class WebConfig:
                 raise WebConfigError(f"web.{key} is not a known key (known: {', '.join(known)})")
         values = dict(d)
         pin = values.get("pin")
-        if _is_int(pin) and pin >= 0:
+        if is_whole(pin) and pin >= 0:
             values["pin"] = str(pin)  # `pin = 2468` in TOML reads as an integer
         return cls(**values)
 
 
-def _is_int(value: object) -> TypeGuard[int]:
+def is_whole(value: object) -> TypeGuard[int]:
+    """A whole number as JSON or TOML gives one: an int, and not ``True`` or ``False`` (which Python counts as ints)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
