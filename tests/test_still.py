@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vision.detection import Detection
+from vision.pipeline import FrameStep
 from vision.recognizer import FrameError
 from vision.render import PlacedCard, render_scene, table_background
 from vision.still import StillFrames, TableChanges
@@ -250,11 +251,13 @@ def test_still_frames_keep_their_table_changes_up_to_date_from_their_own_thumbna
     for outline in (_outline(laid), _outline(CARDS[0])):
         assert kept.quiet_frames(outline) == own.quiet_frames(outline)
     assert kept.quiet_frames(_outline(laid)) == 4 and kept.quiet_frames(_outline(CARDS[0])) == 44
-    followed, see = TableChanges.following(still)
-    see(frame(CARDS, seed=99))                       # StillFrames feeds them: the loop's call does nothing
-    assert followed is kept and kept.frames == 45
-    for detect in (StillFrames(Counting()), Counting()):
-        followed, see = TableChanges.following(detect)
-        assert followed is not kept and followed.frames == 0
-        see(frame(CARDS, seed=99))
-        assert followed.frames == 1
+
+
+@pytest.mark.parametrize("skip_still", [True, False])
+def test_the_frame_step_takes_each_frame_into_its_table_changes_once(skip_still: bool) -> None:
+    """With the still-table skip its thumbnail feeds the changes; without it the step does: once a frame either way."""
+    step = FrameStep(Counting(), Tracker(), skip_still=skip_still)
+    for k in range(3):
+        step(frame(CARDS, seed=k), k)
+    assert step.changes.frames == 3
+    assert (step.still is not None and step.still.changes is step.changes) == skip_still

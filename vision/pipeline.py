@@ -52,18 +52,18 @@ class FrameStep:
 
     ``skip_still`` wraps ``detect`` in :class:`~vision.still.StillFrames`
     (kept as ``still``, for its counts), which then keeps ``changes`` from
-    its own thumbnail. ``zones`` is called with each frame and its reads
+    its own thumbnail; without it the step keeps them. ``zones`` is called with each frame and its reads
     (the live loop's keeps the frame for the camera page too); without it
     the tracker keeps the zones it was made with.
     """
 
     def __init__(self, detect: Detect, tracker: Tracker, *, skip_still: bool = False,
                  zones: ZonesFor | None = None) -> None:
-        self.still = StillFrames(detect, changes=TableChanges()) if skip_still else None
+        self.changes = TableChanges()
+        self.still = StillFrames(detect, changes=self.changes) if skip_still else None
         self.detect: Detect = self.still if self.still is not None else detect
         self.tracker = tracker
         self.zones = zones
-        self.changes, self._see_changes = TableChanges.following(self.detect)
 
     def __call__(self, image: np.ndarray, frame_index: int) -> list[Event]:
         """The tracker's events for this frame, in order.
@@ -73,7 +73,8 @@ class FrameStep:
         zones nor the tracker.
         """
         detections = self.detect(image)
-        self._see_changes(image)
+        if self.still is None:  # the still-table skip keeps the changes from its own thumbnail
+            self.changes.update(image)
         zone_map = self.zones(image, detections) if self.zones is not None else None
         return self.tracker.update(detections, zone_map=zone_map, frame_index=frame_index, changes=self.changes)
 

@@ -144,15 +144,6 @@ class TableChanges:
         self._changed: np.ndarray | None = None   # ... and the frame (count, from 0) it changed in
         self._scale = 1.0
 
-    @staticmethod
-    def following(detect: object) -> tuple[TableChanges, Callable[[np.ndarray], None]]:
-        """The changes to give the tracker with ``detect``'s reads, and what to call with each frame read:
-        nothing where ``detect`` is a :class:`StillFrames` that keeps them from its own thumbnail."""
-        if isinstance(detect, StillFrames) and detect.changes is not None:
-            return detect.changes, lambda frame: None
-        changes = TableChanges()
-        return changes, changes.update
-
     def update(self, frame_bgr: np.ndarray) -> None:
         """Take the next frame; one that is no image raises :class:`~vision.recognizer.FrameError`
         and changes nothing."""
