@@ -13,7 +13,10 @@ again under one change at a time, each a thing a real table does to a camera:
 * ``portrait``: turned a quarter (a camera mounted the other way);
 * ``camera``: shrunk to 1280 pixels wide (the live frame's size);
 * ``webcam``: shrunk to 1280 and saved as JPEG at quality 40 (a cheap webcam);
-* ``blur``: out of focus (a Gaussian of 2.5 pixels).
+* ``blur``: out of focus (a Gaussian of 2.5 pixels);
+* ``oblique``: seen from a camera tilted away from vertical, as from a shelf
+  beside the table (the far edge 0.6 as wide as the near one, the depth
+  foreshortened to 0.8).
 
 A recogniser tuned to the development photos' light and framing falls
 apart under these; the figures show how far it depends on them.  Labels
@@ -69,6 +72,13 @@ def _lamp(frame: np.ndarray) -> np.ndarray:
     return (frame * light[..., None]).astype(np.uint8)
 
 
+def _oblique(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    seen = np.array([[0.2 * w, 0.2 * h], [0.8 * w, 0.2 * h], [w, h], [0, h]], np.float32)
+    warp = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), seen)
+    return cv2.warpPerspective(frame, warp, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
 CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "as taken": lambda f: f,
     "dim": lambda f: _gain(f, (0.55, 0.55, 0.55)),
@@ -79,6 +89,7 @@ CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "camera": _camera,
     "webcam": _webcam,
     "blur": lambda f: cv2.GaussianBlur(f, (0, 0), 2.5),
+    "oblique": _oblique,
 }
 
 

@@ -47,6 +47,39 @@ def test_decode_joins_the_cells_that_vote_alike_and_parts_those_that_do_not() ->
     assert len(decode(maps, threshold=0.3)) == 3
 
 
+@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
+@pytest.mark.parametrize(("shape", "seen", "scale"), [
+    ((720, 1280), (384, 640), 2.0),      # halved: 640 x 360, padded to whole cells of 32
+    ((721, 1281), (384, 640), 2.0),      # the row and column short of a whole block dropped
+    ((2000, 3000), (416, 608), 5.0),     # the whole factor nearest 640
+    ((480, 640), (480, 640), 1.0),       # as it is
+    ((224, 224), (640, 640), 0.35),      # enlarged
+])
+def test_the_network_sees_the_frame_shrunk_by_whole_blocks(shape: tuple[int, int], seen: tuple[int, int],
+                                                           scale: float) -> None:
+    frame = np.random.default_rng(0).integers(0, 256, (*shape, 3), dtype=np.uint8)
+    small, got = CardDetector(DEFAULT_DETECTOR).network_input(frame)
+    assert small.shape == (*seen, 3) and math.isclose(got, scale)
+    if scale == 2.0:   # each input pixel the mean of its 2 x 2 block, the padding the last row repeated
+        block = frame[:2, 2:4].astype(np.float64).mean(axis=(0, 1))
+        assert np.abs(small[0, 1] - block).max() <= 0.5 + 1e-9
+        rows = shape[0] // 2
+        assert (small[rows:] == small[rows - 1]).all()
+
+
+@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
+def test_a_corner_found_at_any_size_lies_where_the_card_lies() -> None:
+    """The same card, in a frame shrunk by whole blocks and in one enlarged: its corner comes back in
+    the frame's own pixels, to within a few."""
+    card = PlacedCard("7S", (640, 360), 0, 120)
+    frame, _ = render_scene([card], size=(1280, 720), background="felt")
+    x, y = card.outline()[0]
+    for seen in (frame, cv2.resize(frame, (426, 240), interpolation=cv2.INTER_AREA)):
+        k = frame.shape[1] / seen.shape[1]
+        found = CardDetector().find(seen)
+        assert min(math.hypot(c.x * k - x, c.y * k - y) for c in found) < 0.1 * card.width_px
+
+
 def test_a_missing_or_broken_model_is_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match=r"absent\.onnx"):
         CardDetector(tmp_path / "absent.onnx")
