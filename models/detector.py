@@ -21,6 +21,7 @@ decks, no photograph.  Steps, each printing its progress:
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import math
 import sys
@@ -173,7 +174,7 @@ def loss_of(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: to
     have = ~torch.isnan(reg[:, 0])
     r = out[:, 1:].permute(0, 2, 3, 1)[have]
     t = reg.permute(0, 2, 3, 1)[have]
-    reg_loss = (r - t).abs().mean(dim=0) if len(t) else torch.zeros(5)
+    reg_loss = (r - t).abs().mean(dim=0) if len(t) else out.new_zeros(5)
     return 20 * bce.sum() / w.sum() + reg_loss[:2].sum() * 0.5 + reg_loss[2:4].sum() + reg_loss[4]
 
 
@@ -202,7 +203,7 @@ def export(net: nn.Module, path: Path, size: int) -> None:
     import onnxruntime as ort
     import torch
 
-    net.eval()
+    net = copy.deepcopy(net).cpu().eval()   # the one training may be on another device, and trains on
     sample = torch.rand(1, size, size * 3 // 2, 3) * 255
     tmp = path.with_suffix(".tmp.onnx")
     torch.onnx.export(net, sample, str(tmp), input_names=["frame"], output_names=["maps"],
@@ -235,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crop", type=int, default=192, help="training window, px square (default 192)")
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="processes drawing the scenes (default 2)")
+    parser.add_argument("--device", default="auto",
+                        help="torch device to train on: cpu, cuda, cuda:1 ... (default: cuda where there is one)")
     parser.add_argument("--channels", type=_channels, default=(24, 48, 96))
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--report", type=int, default=0, metavar="N",
@@ -244,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    device = torch.device(args.device if args.device != "auto" else "cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     names = [d.name for d in load_all()]
@@ -260,12 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     reg = torch.from_numpy(np.stack([m[2] for m in maps]))
     x_all = torch.from_numpy(images)
 
-    net = build_net(args.channels)
+    net = build_net(args.channels).to(device)
     params = sum(p.numel() for p in net.parameters())
     steps = args.epochs * (len(images) // args.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
-    print(f"2/4 training: {params} parameters, {args.epochs} epochs of {len(images) // args.batch} steps", flush=True)
+    print(f"2/4 training on {device}: {params} parameters, {args.epochs} epochs of {len(images) // args.batch} steps",
+          flush=True)
     for epoch in range(args.epochs):
         net.train()
         order = torch.from_numpy(rng.permutation(len(images)))
@@ -276,13 +281,13 @@ def main(argv: list[str] | None = None) -> int:
             # A random window of each batch, on whole cells: the scenes are drawn once, the windows vary.
             cy, cx = (int(v) * STRIDE for v in rng.integers(0, (SCENE - args.crop) // STRIDE + 1, 2))
             g0y, g0x, g = cy // STRIDE, cx // STRIDE, args.crop // STRIDE
-            x = x_all[idx, cy:cy + args.crop, cx:cx + args.crop].float()
+            x = x_all[idx, cy:cy + args.crop, cx:cx + args.crop].to(device).float()
             # Brightness and contrast jitter on the fly: the scenes are drawn once.
-            x = (x * torch.empty(len(idx), 1, 1, 1).uniform_(0.7, 1.3)
-                 + torch.empty(len(idx), 1, 1, 1).uniform_(-30, 30)).clamp(0, 255)
+            x = (x * torch.empty(len(idx), 1, 1, 1, device=device).uniform_(0.7, 1.3)
+                 + torch.empty(len(idx), 1, 1, 1, device=device).uniform_(-30, 30)).clamp(0, 255)
             cells = (slice(g0y, g0y + g), slice(g0x, g0x + g))
-            loss = loss_of(net(x), heat[idx][:, cells[0], cells[1]], weight[idx][:, cells[0], cells[1]],
-                           reg[idx][:, :, cells[0], cells[1]])
+            loss = loss_of(net(x), heat[idx][:, cells[0], cells[1]].to(device),
+                           weight[idx][:, cells[0], cells[1]].to(device), reg[idx][:, :, cells[0], cells[1]].to(device))
             opt.zero_grad()
             loss.backward()
             opt.step()

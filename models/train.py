@@ -221,10 +221,11 @@ def predict(net: nn.Module, x: np.ndarray, batch: int = 1024) -> np.ndarray:
     import torch
 
     net.eval()
+    device = next(net.parameters()).device
     out = []
     with torch.no_grad():
         for i in range(0, len(x), batch):
-            out.append(net(torch.from_numpy(x[i:i + batch]).float()).numpy())
+            out.append(net(torch.from_numpy(x[i:i + batch]).to(device).float()).cpu().numpy())
     return np.concatenate(out) if out else np.zeros((0, len(CLASSES)), np.float32)
 
 

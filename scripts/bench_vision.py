@@ -1,7 +1,7 @@
 """Milliseconds per 1280x720 frame for the card recogniser, on one core.
 
     python scripts/bench_vision.py [--frames 40] [--best-of 1] [--against DIR] [--model PATH] [--proposals-only]
-                                   [--no-detector]
+                                   [--no-detector | --no-geometry]
                                    [--still] [--json]
 
 Synthetic tables from ``vision.render`` with 0, 5 and 15 face-up cards (plus
@@ -18,7 +18,8 @@ shared machine two separate runs differ by more than most changes.
 ``--proposals-only`` times the geometry's proposals alone (no model
 needed): everything up to the patches.  ``--no-detector`` leaves out the
 learned corner detector (``vision.detector``), which the recogniser runs by
-default.
+default; ``--no-geometry`` leaves out the frame's geometry, the detector's
+corners alone proposing cards.
 ``--still`` also times a table that has stopped changing, through
 :class:`vision.still.StillFrames` (the live loop's default) once it has read
 the table: the cost of a frame not read again.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import sys
 import time
@@ -80,8 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, default=None,
                         help="card model (default: each checkout's models/cards.onnx)")
     parser.add_argument("--proposals-only", action="store_true", help="time the geometry's proposals only")
-    parser.add_argument("--no-detector", action="store_true",
-                        help="find cards by the frame's geometry alone, without the learned corner detector")
+    finders = parser.add_mutually_exclusive_group()
+    finders.add_argument("--no-detector", action="store_true",
+                         help="find cards by the frame's geometry alone, without the learned corner detector")
+    finders.add_argument("--no-geometry", action="store_true",
+                         help="find cards by the learned corner detector alone, without the frame's geometry")
     parser.add_argument("--still", action="store_true",
                         help="also time a still table's frames through vision.still.StillFrames, once it has been read")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -96,12 +101,16 @@ def main(argv: list[str] | None = None) -> int:
 
     cv2.setNumThreads(1)
     try:
-        options = {"proposals_only": args.proposals_only, "detector": not args.no_detector}
+        options = {"proposals_only": args.proposals_only, "detector": not args.no_detector,
+                   "geometry": not args.no_geometry}
         runs = [_run_of(None, args.model, **options)]
         if args.against is not None:
             runs.append(_run_of(args.against, args.model, **options))
     except ModelError as exc:
         print(f"bench_vision: {exc} (or use --proposals-only)", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"bench_vision: {exc}", file=sys.stderr)
         return 2
     run = runs[0]
     results = {}
@@ -133,10 +142,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_of(root: Path | None, model: Path | None, *, proposals_only: bool,
-            detector: bool = True) -> Callable[[np.ndarray], Sequence[object]]:
+            detector: bool = True, geometry: bool = True) -> Callable[[np.ndarray], Sequence[object]]:
     """``detect`` (``propose`` with ``proposals_only``) of a recogniser built from the checkout at ``root``
     (None: this one), whose modules are then set aside so that each checkout keeps its own; with
-    ``detector``, the learned corner detector's corners join the geometry's."""
+    ``detector``, the learned corner detector's corners join the geometry's, and without ``geometry``
+    they alone propose cards."""
     mine = ("vision", "companion")
     kept = {name: mod for name, mod in sys.modules.items() if name.split(".")[0] in mine}
     if root is not None:
@@ -158,7 +168,10 @@ def _run_of(root: Path | None, model: Path | None, *, proposals_only: bool,
             corners = importlib.import_module("vision.detector").CardDetector(threads=1)
         except classifier_module.ModelError as exc:   # the other checkout's own class
             raise ModelError(str(exc)) from exc
-        return recognizer_module.Recognizer(classifier=classifier, faces=faces, detector=corners).detect
+        alone = {} if geometry else {"geometry": False}
+        if alone and "geometry" not in inspect.signature(recognizer_module.Recognizer).parameters:
+            raise ValueError(f"the recogniser at {root} cannot leave the geometry out (--no-geometry)")
+        return recognizer_module.Recognizer(classifier=classifier, faces=faces, detector=corners, **alone).detect
     finally:
         if root is not None:
             sys.path.remove(str(root.resolve()))

@@ -4,12 +4,13 @@
 
 Each labelled folder of the data folder (``table-photos``, ``webcam-frames``,
 ``scene-photos/train`` and ``/test``, ``card-crops/valid`` and ``/test``) is
-a *source*.  The recogniser is run on every source at each detector
-threshold, and also with the frame's geometry alone (``companion eval`` without
-``--no-detector``).  Then, leaving one source out at a time, the threshold
+a *source*.  The recogniser is run on every source with the frame's geometry
+alone (``companion eval --no-detector``), and at each detector threshold both
+with the geometry (the shipped recogniser) and without it, the detector alone
+(``--no-geometry``).  Then, leaving one source out at a time, the threshold
 with the best F1 on the other sources' validation folders (never a
-``test`` folder) is the one whose figures that source reports: the choice
-never sees the source it is judged on.  The detector itself learns from no
+``test`` folder) is the one whose figures that source reports, for each of
+the two: the choice never sees the source it is judged on.  The detector itself learns from no
 photograph, so every source is new to it.
 """
 
@@ -37,6 +38,10 @@ def _f1(result: dict) -> float:
 def _choosable(source: str) -> bool:
     """A folder a threshold may be chosen on: anything but a test split."""
     return not source.endswith("/test")
+
+
+ALONE = "alone "
+"""The prefix of a figure's name read by the detector alone, ``"alone 0.7"`` beside ``"0.7"``."""
 
 
 def leave_one_out(figures: dict[str, dict[str, dict]], thresholds: list[str]) -> dict[str, dict]:
@@ -82,22 +87,28 @@ def main(argv: list[str] | None = None) -> int:
     for source in sources:
         labels = read_labels(args.data / source)
         figures[source] = {}
-        for name, detector in [("geometry", None), *settings.items()]:
-            r = evaluate(args.data / source, Recognizer(classifier=classifier, faces=faces, detector=detector), labels)
+        runs = [("geometry", None, True), *((t, d, True) for t, d in settings.items()),
+                *((ALONE + t, d, False) for t, d in settings.items())]
+        for name, detector, geometry in runs:
+            recognizer = Recognizer(classifier=classifier, faces=faces, detector=detector, geometry=geometry)
+            r = evaluate(args.data / source, recognizer, labels)
             figures[source][name] = {k: r[k] for k in ("images", "cards", "precision", "recall", "exact")}
             figures[source][name]["ms_median"] = r["ms_per_image"]["median"]
             print(f"{source:>20} {name:>9}: precision {r['precision']:.3f}  recall {r['recall']:.3f}  "
                   f"({r['images']} images, {r['cards']} cards, {r['ms_per_image']['median']:.0f} ms)",
                   file=sys.stderr, flush=True)
     chosen = leave_one_out(figures, thresholds)
+    alone = leave_one_out(figures, [ALONE + t for t in thresholds])
     if args.json:
-        print(json.dumps({"figures": figures, "leave_one_out": chosen}))
+        print(json.dumps({"figures": figures, "leave_one_out": chosen, "leave_one_out_alone": alone}))
     else:
-        print("leave one source out (threshold chosen on the others' validation folders):")
+        print("leave one source out (threshold chosen on the others' validation folders), precision / recall:")
+        print(f"  {'source':>20}  {'shipped (threshold)':>20}  {'geometry alone':>14}  {'detector alone (threshold)':>26}")
         for source, r in chosen.items():
-            g = figures[source]["geometry"]
-            print(f"  {source:>20}: threshold {r['threshold']}  precision {r['precision']:.3f}  recall {r['recall']:.3f}"
-                  f"   (geometry alone: {g['precision']:.3f} / {g['recall']:.3f})")
+            g, a = figures[source]["geometry"], alone[source]
+            print(f"  {source:>20}  {r['precision']:.3f} / {r['recall']:.3f} ({r['threshold']})  "
+                  f"{g['precision']:.3f} / {g['recall']:.3f}  "
+                  f"{a['precision']:>11.3f} / {a['recall']:.3f} ({a['threshold'][len(ALONE):]})")
     return 0
 
 

@@ -147,6 +147,35 @@ def test_a_detector_corner_with_no_glyph_at_its_index_is_not_read() -> None:
         assert Recognizer(classifier=_ReadsQueen(), detector=_Told([corner]), read_again=False).detect(frame) == []
 
 
+class _ReadsQueenAt:
+    """A corner reader double that reads QS at ``confidence``, wherever it looks."""
+
+    def __init__(self, confidence: float) -> None:
+        self.confidence = confidence
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, CLASSES.index("QS")] = self.confidence
+        out[:, -1] = 1.0 - self.confidence
+        return out
+
+
+def test_without_the_geometry_only_the_detectors_corners_are_read() -> None:
+    """A card on a table the geometry sees well is found without it only where the detector puts a
+    corner, and read as surely as the geometry's own (0.85 is below the 0.95 a learned corner beside
+    the geometry needs)."""
+    card = PlacedCard("QS", (640, 360), 0, 120)
+    frame, _ = render_scene([card], size=(1280, 720), background="felt")
+    corner = _upright(card)
+    reader = _ReadsQueenAt(0.85)
+    assert Recognizer(classifier=reader, detector=_Told([]), geometry=False, read_again=False).detect(frame) == []
+    (found,) = Recognizer(classifier=reader, detector=_Told([corner]), geometry=False, read_again=False).detect(frame)
+    assert found.code == "QS" and np.allclose(found.outline[0], card.outline()[0], atol=1.0)
+    assert Recognizer(classifier=reader, detector=_Told([corner]), read_again=False).detect(frame)  # the geometry's
+    with pytest.raises(ValueError, match="needs a detector"):
+        Recognizer(classifier=reader, geometry=False)
+
+
 def test_a_detector_corner_the_geometry_proposed_already_is_not_read_twice() -> None:
     """Any corner of a known card, turned alike and as wide, adds nothing; one turned or sized
     otherwise, or a card beside it, is another hypothesis."""

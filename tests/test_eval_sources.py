@@ -36,6 +36,6 @@ def test_a_run_reports_every_source_present(tmp_path: Path, capsys: pytest.Captu
     (folder / "labels.csv").write_text("image,cards\na.png,QS\n")
     assert eval_sources.main(["--data", str(tmp_path), "--thresholds", "0.3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out["figures"]["webcam-frames"]) == {"geometry", "0.3"}
-    assert out["leave_one_out"]["webcam-frames"]["recall"] == 1.0
+    assert set(out["figures"]["webcam-frames"]) == {"geometry", "0.3", "alone 0.3"}
+    assert out["leave_one_out"]["webcam-frames"]["recall"] == out["leave_one_out_alone"]["webcam-frames"]["recall"] == 1.0
     assert eval_sources.main(["--data", str(tmp_path / "nothing")]) == 2

@@ -142,6 +142,17 @@ def test_the_face_reader_is_chosen_on_the_command_line(folder: Path, capsys: pyt
     assert "absent.onnx" in capsys.readouterr().err
 
 
+def test_the_detector_alone_is_chosen_on_the_command_line(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-geometry`` leaves the learned corners alone to find the cards; with ``--no-detector`` too
+    nothing would, which is refused with exit 2."""
+    parser = argparse.ArgumentParser()
+    ev.add_arguments(parser)
+    assert ev.make_recognizer(parser.parse_args([str(folder)])).geometry
+    assert not ev.make_recognizer(parser.parse_args([str(folder), "--no-geometry"])).geometry
+    assert cli.main(["eval", str(folder), "--no-geometry", "--no-detector"]) == 2
+    assert "leave nothing to find the cards" in capsys.readouterr().err
+
+
 def test_images_reached_through_a_symbolic_link_are_read(folder: Path, tmp_path_factory: pytest.TempPathFactory,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """A subfolder linked in, rather than copied, is read like any other."""

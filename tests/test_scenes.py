@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from models.decks import Deck
 from models.detector import encode
@@ -80,3 +81,27 @@ def test_gimp_patterns_are_read_and_anything_else_refused(tmp_path: Path) -> Non
     _, png = cv2.imencode(".png", rgb)
     (tmp_path / "png.pat").write_bytes(png.tobytes())
     assert read_gimp_pattern(tmp_path / "png.pat") is None
+
+
+@pytest.mark.slow
+def test_a_training_step_and_the_export_run_on_the_device_given(tmp_path: Path) -> None:
+    """One step on ``cpu`` (the device the trainer's ``--device`` names), then the export: onnxruntime
+    runs the exported file as ``vision.detector`` does, without touching the net being trained.
+    (Needs the training extra: skipped without torch and onnx.)"""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from models.detector import SCENE, build_net, encode, export, loss_of
+    from vision.detector import CardDetector
+
+    device = torch.device("cpu")
+    net = build_net((8, 16, 24)).to(device)
+    heat, weight, reg = (torch.from_numpy(m)[None].to(device)
+                         for m in encode(np.array([[40.0, 50.0, 0.3, 64.0]]), np.zeros((0, 3)), SCENE))
+    x = torch.rand(1, SCENE, SCENE, 3, device=device) * 255
+    loss = loss_of(net(x), heat, weight, reg)
+    loss.backward()
+    assert torch.isfinite(loss) and net.training
+    export(net, tmp_path / "detector.onnx", 64)
+    assert net.training and next(net.parameters()).device == device
+    frame = np.random.default_rng(0).integers(0, 256, (240, 320, 3), dtype=np.uint8)
+    assert isinstance(CardDetector(tmp_path / "detector.onnx", threshold=0.5).find(frame), list)

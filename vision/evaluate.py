@@ -224,6 +224,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     corners.add_argument("--detector", type=Path, default=None, metavar="PATH",
                          help="corner detector model (default: models/detector.onnx)")
     corners.add_argument("--no-detector", action="store_true", help="find cards by the frame's geometry alone")
+    parser.add_argument("--no-geometry", action="store_true",
+                        help="find cards by the learned corner detector alone, without the frame's geometry")
     parser.add_argument("--min-confidence", type=float, default=None,
                         help="report cards at or above this probability (default: the recogniser's)")
 
@@ -234,10 +236,13 @@ def make_recognizer(args: argparse.Namespace) -> Any:
     from vision.detector import DEFAULT_DETECTOR, CardDetector
     from vision.recognizer import Recognizer
 
-    options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
+    options: dict[str, Any] = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
+    if args.no_geometry and args.no_detector:
+        raise ValueError("--no-geometry and --no-detector leave nothing to find the cards")
     faces = None if args.no_faces else FaceReader(args.faces)
     detector = None if args.no_detector else CardDetector(args.detector or DEFAULT_DETECTOR)
-    return Recognizer(classifier=CardClassifier(args.model), faces=faces, detector=detector, **options)
+    return Recognizer(classifier=CardClassifier(args.model), faces=faces, detector=detector,
+                      geometry=not args.no_geometry, **options)
 
 
 def run(args: argparse.Namespace) -> int:

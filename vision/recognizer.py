@@ -164,11 +164,15 @@ class Recognizer:
     where read surely: the cards of a table whose look the geometry's
     whiteness does not fit.  It defaults to the shipped detector beside the
     shipped corner reader, and to none beside any other classifier.
+    ``geometry=False`` leaves the frame's geometry out: the detector's corners
+    (and the picture itself as one card) are then the only hypotheses, each
+    read as surely as the geometry's own.  That measures how far the detector
+    alone finds the cards (``companion eval --no-geometry``).
     """
 
     def __init__(self, *, classifier: Classifier | None = None, faces: Classifier | None = None,
                  detector: Corners | None = None, min_confidence: float = 0.6, work_size: int = 960,
-                 read_again: bool = True) -> None:
+                 read_again: bool = True, geometry: bool = True) -> None:
         if not 0.0 <= min_confidence <= 1.0:
             raise ValueError(f"min_confidence must be within [0, 1], got {min_confidence!r}")
         if not isinstance(work_size, int) or work_size < 320:
@@ -179,6 +183,9 @@ class Recognizer:
         self.min_confidence = float(min_confidence)
         self.work_size = work_size
         self.read_again = bool(read_again)
+        self.geometry = bool(geometry)
+        if not self.geometry and self.detector is None:
+            raise ValueError("geometry=False needs a detector: nothing else would propose a card")
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         """The face-up cards in ``frame_bgr``, most confident first.
@@ -352,6 +359,12 @@ class Recognizer:
         long_side = max(wh, ww)
         lit = _detect.brightened(work)
         value = _detect.evened(_detect.whiteness(lit), lit)
+        if not self.geometry:
+            # The learned corners alone, read as surely as any card: there is no frame geometry to
+            # second.
+            assert self.detector is not None   # __init__ refuses geometry=False without one
+            learned = self._learned(frame, value, to_frame, sx, doubtful=False)
+            return _Looks(learned + _detect.frame_hypotheses(ww, wh), list, list, value, to_frame)
         mask = _detect.card_mask(value)
         min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
         found = _detect.outlines(mask)
@@ -392,15 +405,9 @@ class Recognizer:
         hyps = screened(hyps)
         if self.detector is not None:
             # The learned detector's corners, each taken as a card's top-left one, join the geometry's
-            # where the geometry has none of its own.  It sees cards where the geometry's whiteness
-            # cannot (a white card on a white desk, a glossy cloth), so the mask may not hold them
-            # back: only ink at the index may.  Each must be read surely (a court card's frame or a
-            # pip's edge can pass for a corner).
-            back = np.linalg.inv(to_frame)
-            learned = [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, len(corners) + i, measured=1,
-                                          doubtful=True, learned=True)
-                       for i, c in enumerate(self.detector.find(frame))]
-            hyps += _detect.new_to(_detect.unique(_detect.look_like_index(learned, value, None)), hyps)
+            # where the geometry has none of its own.  Each must be read surely (a court card's frame
+            # or a pip's edge can pass for a corner).
+            hyps += _detect.new_to(self._learned(frame, value, to_frame, sx, doubtful=True), hyps)
 
         def close_up() -> list[_detect.Hypothesis]:
             """One card close up, wider than a table's cards can be: sized by its own measured edges
@@ -421,6 +428,19 @@ class Recognizer:
                              for h in _detect.hypotheses(outer, width, min_width=min_width)])
 
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
+
+    def _learned(self, frame: np.ndarray, value: np.ndarray, to_frame: np.ndarray, sx: float, *,
+                 doubtful: bool) -> list[_detect.Hypothesis]:
+        """The learned detector's corners as hypotheses in working pixels, each taken as a card's
+        top-left one, those with ink at the index, each card once.  The detector sees cards where the
+        geometry's whiteness cannot (a white card on a white desk, a glossy cloth), so no mask may
+        hold them back: only ink at the index may."""
+        assert self.detector is not None
+        back = np.linalg.inv(to_frame)
+        learned = [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, i, measured=1, doubtful=doubtful,
+                                      learned=True)
+                   for i, c in enumerate(self.detector.find(frame))]
+        return _detect.unique(_detect.look_like_index(learned, value, None))
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float,
