@@ -48,28 +48,8 @@ def test_decode_joins_the_cells_that_vote_alike_and_parts_those_that_do_not() ->
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
-@pytest.mark.parametrize(("shape", "seen", "scale"), [
-    ((720, 1280), (384, 640), 2.0),      # halved: 640 x 360, padded to whole cells of 32
-    ((721, 1281), (384, 640), 2.0),      # the row and column short of a whole block dropped
-    ((2000, 3000), (416, 608), 5.0),     # the whole factor nearest 640
-    ((480, 640), (480, 640), 1.0),       # as it is
-    ((224, 224), (640, 640), 0.35),      # enlarged
-])
-def test_the_network_sees_the_frame_shrunk_by_whole_blocks(shape: tuple[int, int], seen: tuple[int, int],
-                                                           scale: float) -> None:
-    frame = np.random.default_rng(0).integers(0, 256, (*shape, 3), dtype=np.uint8)
-    small, got = CardDetector(DEFAULT_DETECTOR).network_input(frame)
-    assert small.shape == (*seen, 3) and math.isclose(got, scale)
-    if scale == 2.0:   # each input pixel the mean of its 2 x 2 block, the padding the last row repeated
-        block = frame[:2, 2:4].astype(np.float64).mean(axis=(0, 1))
-        assert np.abs(small[0, 1] - block).max() <= 0.5 + 1e-9
-        rows = shape[0] // 2
-        assert (small[rows:] == small[rows - 1]).all()
-
-
-@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
 def test_a_corner_found_at_any_size_lies_where_the_card_lies() -> None:
-    """The same card, in a frame shrunk by whole blocks and in one enlarged: its corner comes back in
+    """The same card, in a frame the detector shrinks and in one it enlarges: its corner comes back in
     the frame's own pixels, to within a few."""
     card = PlacedCard("7S", (640, 360), 0, 120)
     frame, _ = render_scene([card], size=(1280, 720), background="felt")

@@ -102,10 +102,9 @@ def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner
 class CardDetector:
     """The card corners in a BGR frame of any size, by the shipped network (one thread by default).
 
-    ``size`` is about the long side, in pixels, the network sees: a larger
-    frame is shrunk by the whole factor that comes nearest it, a smaller one
-    enlarged to it (:meth:`network_input`).  A card about 20 px wide or more
-    there is found.  ``threshold`` is the least score reported.
+    ``size`` is the long side, in pixels, the frame is shrunk (or enlarged)
+    to before the network looks: a card about 20 px wide or more at that size
+    is found.  ``threshold`` is the least score reported.
     """
 
     def __init__(self, path: Path | str = DEFAULT_DETECTOR, *, size: int = 640, threshold: float = THRESHOLD,
@@ -131,34 +130,14 @@ class CardDetector:
 
     def find(self, frame_bgr: np.ndarray) -> list[CardCorner]:
         """Every card corner found in ``frame_bgr``, surest first, in the frame's own pixels."""
-        small, scale = self.network_input(frame_bgr)
-        maps = self._session.run(None, {"frame": small[None].astype(np.float32)})[0][0]
-        # Pixel centres: frame x = (input x + 0.5) * scale - 0.5 (for a shrink by whole k x k blocks,
-        # the block's middle).
-        return [c._replace(x=(c.x + 0.5) * scale - 0.5, y=(c.y + 0.5) * scale - 0.5, width=c.width * scale)
-                for c in decode(maps, threshold=self.threshold)]
-
-    def network_input(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float]:
-        """The frame as the network sees it, and how many frame pixels one of its pixels spans.
-
-        A frame larger than ``size`` is shrunk by the whole factor k that brings its long side
-        nearest ``size``, each input pixel the mean of a k x k block: that costs a tenth of an uneven
-        shrink (0.6 ms against 8 ms for a 1280x720 frame on one core).  The last rows and columns
-        short of a whole block are dropped.  A smaller frame is enlarged to ``size``.  The picture is
-        then padded, its edge repeated, to whole cells of the network's coarsest stride (32).
-        """
         h, w = frame_bgr.shape[:2]
-        k = round(max(h, w) / self.size)
-        if k >= 2:
-            small = cv2.resize(frame_bgr[:h - h % k, :w - w % k], (w // k, h // k), interpolation=cv2.INTER_AREA)
-            scale = float(k)
-        elif max(h, w) < self.size:
-            scale = max(h, w) / self.size
-            small = cv2.resize(frame_bgr, (round(w / scale), round(h / scale)), interpolation=cv2.INTER_LINEAR)
-        else:
-            small, scale = frame_bgr, 1.0
-        sh, sw = small.shape[:2]
-        pad_h, pad_w = -sh % 32, -sw % 32
-        if pad_h or pad_w:
-            small = cv2.copyMakeBorder(small, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
-        return small, scale
+        scale = self.size / max(h, w)
+        # A grid of whole cells: each side a multiple of the network's coarsest stride (32).
+        gw, gh = max(32, round(w * scale / 32) * 32), max(32, round(h * scale / 32) * 32)
+        small = cv2.resize(frame_bgr, (gw, gh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        maps = self._session.run(None, {"frame": small[None].astype(np.float32)})[0][0]
+        found = decode(maps, threshold=self.threshold)
+        sx, sy = w / gw, h / gh
+        return [CardCorner((c.x + 0.5) * sx - 0.5, (c.y + 0.5) * sy - 0.5, math.atan2(math.sin(c.angle) * sy,
+                                                                                    math.cos(c.angle) * sx),
+                            c.width * math.sqrt(sx * sy), c.score) for c in found]
