@@ -103,12 +103,14 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"figures": figures, "leave_one_out": chosen, "leave_one_out_alone": alone}))
     else:
         print("leave one source out (threshold chosen on the others' validation folders), precision / recall:")
-        print(f"  {'source':>20}  {'shipped (threshold)':>20}  {'geometry alone':>14}  {'detector alone (threshold)':>26}")
+        columns = ("source", "shipped (threshold)", "geometry alone", "detector alone (threshold)")
+        print("  " + "  ".join(f"{c:>{max(20, len(c))}}" for c in columns))
         for source, r in chosen.items():
             g, a = figures[source]["geometry"], alone[source]
-            print(f"  {source:>20}  {r['precision']:.3f} / {r['recall']:.3f} ({r['threshold']})  "
-                  f"{g['precision']:.3f} / {g['recall']:.3f}  "
-                  f"{a['precision']:>11.3f} / {a['recall']:.3f} ({a['threshold'][len(ALONE):]})")
+            cells = (source, f"{r['precision']:.3f} / {r['recall']:.3f} ({r['threshold']})",
+                     f"{g['precision']:.3f} / {g['recall']:.3f}",
+                     f"{a['precision']:.3f} / {a['recall']:.3f} ({a['threshold'][len(ALONE):]})")
+            print("  " + "  ".join(f"{v:>{max(20, len(c))}}" for c, v in zip(columns, cells)))
     return 0
 
 
