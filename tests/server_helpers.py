@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+
+def interruptible() -> None:
+    """``preexec_fn`` for a server the test stops with SIGINT, as Ctrl-C would: the child takes SIGINT
+    even where the suite was started with it ignored (a shell's background job), which the child
+    would otherwise inherit."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def free_port() -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from server_helpers import free_port, view_when
+from server_helpers import free_port, interruptible, view_when
 
 pytestmark = pytest.mark.slow  # each test starts the command in a subprocess
 
@@ -95,7 +95,8 @@ def test_serve_without_a_camera_warns_once_and_serves_the_table(tmp_path: Path) 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--config",
                              str(write_config(tmp_path, port=port, source="picamera"))],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     try:
         view = view_when(port, lambda view: view["camera"] is not None, seconds=60, timeout=2)
         assert view is not None and view["camera"] == "no-picture" and view["players"]

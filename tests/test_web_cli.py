@@ -9,7 +9,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from server_helpers import free_port, view_when
+from server_helpers import free_port, interruptible, view_when
 
 ROOT = Path(__file__).parents[1]
 
@@ -19,7 +19,7 @@ def test_companion_web_serves_a_record_and_stops_on_interrupt(tmp_path):
     record.write_text(json.dumps({"type": "game", "variant": "tripoley", "players": ["Ann", "Bob"], "chips": 30}) + "\n")
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "companion", "web", "--record", str(record), "--port", str(port)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=interruptible)
     try:
         view = view_when(port)
         assert view is not None and view["variant"] == "tripoley" and view["balances"] == {"Ann": 30, "Bob": 30}
@@ -52,7 +52,8 @@ def test_companion_web_says_how_to_go_on_from_a_damaged_store_and_does_so(tmp_pa
     assert len(refused.stderr.strip().splitlines()) == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["game.sqlite"]
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "companion", "web", "--record", str(record), "--port", str(port),
-                             "--new-game"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             "--new-game"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=interruptible)
     try:
         view = view_when(port)
         assert view is not None and view["phase"] == "none"
