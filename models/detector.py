@@ -203,7 +203,7 @@ def export(net: nn.Module, path: Path, size: int) -> None:
     import onnxruntime as ort
     import torch
 
-    net = copy.deepcopy(net).cpu().eval()   # the one training may be on another device, and trains on
+    net = copy.deepcopy(net).cpu().eval()   # a CPU copy: the net being trained may be on another device
     sample = torch.rand(1, size, size * 3 // 2, 3) * 255
     tmp = path.with_suffix(".tmp.onnx")
     torch.onnx.export(net, sample, str(tmp), input_names=["frame"], output_names=["maps"],

@@ -361,8 +361,7 @@ class Recognizer:
         value = _detect.evened(_detect.whiteness(lit), lit)
         if not self.geometry:
             # The learned corners alone, read as surely as any card: there is no frame geometry to
-            # second.
-            assert self.detector is not None   # __init__ refuses geometry=False without one
+            # second (__init__ refuses geometry=False without a detector).
             learned = self._learned(frame, value, to_frame, sx, doubtful=False)
             return _Looks(learned + _detect.frame_hypotheses(ww, wh), list, list, value, to_frame)
         mask = _detect.card_mask(value)
