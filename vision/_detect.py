@@ -219,15 +219,20 @@ def brightened(work_bgr: np.ndarray) -> np.ndarray:
     warm table's tint away, turns the grain into hundreds of false card
     edges.
     """
+    gain = lift(work_bgr)
+    return work_bgr if gain == 1.0 else cv2.convertScaleAbs(work_bgr, alpha=gain)
+
+
+def lift(work_bgr: np.ndarray) -> float:
+    """The gain :func:`brightened` lifts ``work_bgr`` by: 1.0 for a frame lit well enough (one gain
+    serves every part of a frame alike)."""
     sample = work_bgr[::6, ::6]   # 1 pixel in 36 is plenty
     # The brightest channel, pairwise: numpy's max over a 3-long last axis took 20 times as long.
     white, median = _top_and_median(np.maximum(np.maximum(sample[..., 0], sample[..., 1]), sample[..., 2]))
     if white >= _WHITE_ENOUGH:
-        return work_bgr
+        return 1.0
     gain = min(4.0, 255.0 / max(white, 1.0), max(1.0, _TABLE_AT_MOST / max(median, 1.0)))
-    if gain <= 1.05:
-        return work_bgr
-    return cv2.convertScaleAbs(work_bgr, alpha=gain)
+    return 1.0 if gain <= 1.05 else float(gain)
 
 
 _LIGHT_CELLS = 24
@@ -884,13 +889,15 @@ _TURNED_ALIKE = math.cos(math.radians(25))
 """Two corners turned within 25 degrees of each other are turned alike (:func:`new_to`)."""
 
 
-def new_to(found: list[Hypothesis], known: list[Hypothesis]) -> list[Hypothesis]:
+def new_to(found: list[Hypothesis], known: list[Hypothesis], *, anyhow: bool = False) -> list[Hypothesis]:
     """The hypotheses of ``found`` whose corner is none of the four corners of a card of ``known``:
     the same point, the edge leaving it clockwise turned alike (within 25 degrees), and as wide
-    (within 15 percent).
+    (within 15 percent); ``anyhow``: the same point (within 0.12 of the known card's width), turned
+    and sized any way.
 
     Another look's corners cost the classifier only where they add a card: a known card seen from
-    its other index corner is the same card, and from a plain corner it is no card at all.
+    its other index corner is the same card, and from a plain corner it is no card at all.  A
+    corner seen coarsely (askew, mis-sized) at a known card's corner is that card's, ``anyhow``.
     """
     if not found or not known:
         return list(found)
@@ -904,6 +911,10 @@ def new_to(found: list[Hypothesis], known: list[Hypothesis]) -> list[Hypothesis]
     width = np.array([h.width for h in found])
     alike = np.abs(width[:, None] - np.array([h.width for h in known])[None, :]) < 0.15 * width[:, None]
     d = origin[:, None, None, :] - points[None]
+    if anyhow:
+        reach = 0.12 * np.array([h.width for h in known])[None, :, None]
+        seen = (d[..., 0] ** 2 + d[..., 1] ** 2 < reach ** 2).any(axis=2)
+        return [h for h, known_there in zip(found, seen.any(axis=1).tolist()) if not known_there]
     near = d[..., 0] ** 2 + d[..., 1] ** 2 < (0.12 * width[:, None, None]) ** 2
     turned = np.einsum("nj,kcj->nkc", x_axis, leaving) > _TURNED_ALIKE
     seen = (near & turned).any(axis=2) & alike

@@ -2,10 +2,15 @@
 
 :class:`CardDetector` runs ``models/detector.onnx``, a small fully
 convolutional network trained on synthetic tables of every kind
-(``models/scenes.py``), over the frame shrunk to ``size`` pixels on its long
-side.  On a grid of ``STRIDE`` pixels it marks the cells at each visible
-corner of a face-up card, and each such cell says where the corner lies, the
-direction of the edge leaving it clockwise and the card's width.  Each
+(``models/scenes.py``).  On a grid of ``STRIDE`` pixels it marks the cells at
+each visible corner of a face-up card, and each such cell says where the
+corner lies, the direction of the edge leaving it clockwise and the card's
+width.  It finds corners most surely on cards about ``CARD_PX`` pixels wide,
+so it looks twice: once at ``size`` pixels on the frame's long side, to learn
+how wide the cards are, and again at the size that makes them ``CARD_PX``
+wide, where that differs.  A corner whose card's next corner was found too
+is also measured by the two (:func:`paired`): their distance is a card's
+side, surer than the width one corner's look suggests.  Each
 corner, taken as a card's top-left one, becomes a :class:`CardCorner`, whose
 :meth:`~CardCorner.card_to_frame` is the homography the corner reader cuts
 its patch with: two of a card's four corners hold its index, and the reader
@@ -23,25 +28,48 @@ deck it is, only the reader needs to know.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 import cv2
 import numpy as np
 
+from vision._detect import lift
 from vision.classifier import CARD_SIZE, ModelError
 
 STRIDE = 4
 """Frame pixels (at the detector's size) per cell of its output grid."""
 WIDTH_UNIT = 32.0
 """The network predicts log(card width / WIDTH_UNIT): widths near 32 px regress near zero."""
-THRESHOLD = 0.7
-"""The least score a corner is reported at: chosen leaving one real source out at a time among 0.3 to
+THRESHOLD = 0.6
+"""The least score a corner is reported at: chosen leaving one real source out at a time among 0.5 to
 0.7 (models/MODEL_CARD.md); the corner reader's ``none`` answers for the rest."""
+CARD_PX = 120.0
+"""The card width (px at the network's input) the second look brings a frame's cards to: its corner
+recall rises with the width up to about this (models/MODEL_CARD.md)."""
+_SIZING = 0.7
+"""The least score of a first look's corner whose width counts in the cards' width."""
+_LOOK_AGAIN = math.log(1.3)
+"""A second look is taken only when it changes the scale by more than this (as a log)."""
+_AROUND = 2.2
+"""The second look sees this many card widths about each corner it is taken for: a card reaches 1.72
+widths from any of its corners, and the first look's width can be a fifth off."""
+_WHOLE = 0.6
+"""... and the whole frame where those places would cover more than this share of it."""
 _SAME = 0.12
 """Votes this close (a share of the card's width) are one corner: two cards in a row lie further apart."""
 _ALIKE = math.cos(math.radians(40))
 """... and turned alike within 40 degrees."""
+_PAIR_OFF = 1.33
+"""A partner may lie this many times nearer or farther than a corner's own width puts it: a corner's
+look at a small card can be a fifth off; a row's next card, whose corner lies on the same edge line
+turned alike, is mostly further off than this."""
+_PAIR_TURN = math.radians(45)
+"""How far a corner's own look at its edge may be from the way to its card's next corner: a corner in
+a tight row can be turned 20 to 50 degrees off."""
+_PAIR_AGREE = math.radians(20)
+"""... and how far from the way the next corner's own look says it was reached from."""
 DEFAULT_DETECTOR = Path(__file__).resolve().parent.parent / "models" / "detector.onnx"
 
 
@@ -99,20 +127,82 @@ def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner
     return out
 
 
+def _turn_apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The angle between directions ``a`` and ``b`` (radians), 0 to pi."""
+    return np.abs((a - b + math.pi) % (2 * math.pi) - math.pi)
+
+
+def paired(corners: list[CardCorner]) -> list[CardCorner]:
+    """``corners``, and again each that has its card's next corner among them, measured by the two.
+
+    A corner's next one clockwise lies along the edge it looks at, a card's
+    width away (its index corners' are) and turned a quarter on; its next one
+    counter-clockwise lies down its other edge, a card's height away, and
+    looks back at it.  Where such a partner lies within a third of where
+    the corner's own width puts it, the way to it and the distance between
+    them give the corner's turn and width again: two points measured, where
+    one corner's look at a small card can be a fifth too wide and half a
+    right angle askew.  Both are kept, for the reader to tell which reads.
+
+    >>> top_left = CardCorner(100.0, 100.0, 0.3, 66.0, 0.9)      # an upright card 80 px wide, seen askew
+    >>> top_right = CardCorner(180.0, 100.0, math.pi / 2, 80.0, 0.9)
+    >>> [(round(c.x), round(c.y), round(c.angle, 2), round(c.width)) for c in paired([top_left, top_right])]
+    [(100, 100, 0.3, 66), (100, 100, 0.0, 80), (180, 100, 1.57, 80)]
+    """
+    if len(corners) < 2:
+        return list(corners)
+    x, y, angle, width = (np.array(v, np.float64) for v in list(zip(*corners))[:4])
+    dx, dy = x[None, :] - x[:, None], y[None, :] - y[:, None]        # row: the corner, column: a partner
+    dist, way = np.hypot(dx, dy), np.arctan2(dy, dx)
+    mine, theirs = angle[:, None], angle[None, :]
+    best, turn, size = np.full(len(corners), np.inf), angle.copy(), width.copy()
+    # For the next corner clockwise, then counter-clockwise: how far it lies, the way to it less my
+    # turn, its turn less mine, the way to it less its turn, and its distance over my width.
+    height = width * CARD_SIZE[1] / CARD_SIZE[0]
+    for side, reach, back, ahead, per_width in ((width, 0.0, math.pi / 2, -math.pi / 2, 1.0),
+                                              (height, math.pi / 2, -math.pi / 2, math.pi, CARD_SIZE[1] / CARD_SIZE[0])):
+        expected = side[:, None]
+        fits = ((dist * _PAIR_OFF >= expected) & (dist <= _PAIR_OFF * expected)
+                & (_turn_apart(way, mine + reach) < _PAIR_TURN)
+                & (_turn_apart(theirs - back, mine) < _PAIR_TURN)
+                & (_turn_apart(way, theirs + ahead) < _PAIR_AGREE))
+        np.fill_diagonal(fits, False)
+        miss = np.where(fits, np.abs(np.log(np.maximum(dist, 1e-9) / expected)), np.inf)
+        j = np.argmin(miss, axis=1)
+        rows = np.arange(len(corners))
+        better = miss[rows, j] < best
+        best[better] = miss[rows, j][better]
+        turn[better] = way[rows, j][better] - reach
+        size[better] = dist[rows, j][better] / per_width
+    out = []
+    for c, b, t, w in zip(corners, best.tolist(), turn.tolist(), size.tolist()):
+        out.append(c)
+        if math.isfinite(b):
+            out.append(c._replace(angle=math.atan2(math.sin(t), math.cos(t)), width=w))
+    return out
+
+
 class CardDetector:
     """The card corners in a BGR frame of any size, by the shipped network (one thread by default).
 
-    ``size`` is the long side, in pixels, the frame is shrunk (or enlarged)
-    to before the network looks: a card about 20 px wide or more at that size
-    is found.  ``threshold`` is the least score reported.
+    ``size`` is the long side, in pixels, of the first look, which finds how
+    wide the frame's cards are; a card about 20 px wide or more at that size
+    is found.  Where they are far from ``CARD_PX`` wide there, a second look
+    shrinks or enlarges the frame to make them so, up to ``max_size`` pixels
+    on its long side and never beyond the frame's own (enlarging a frame adds
+    no detail).  Each look lifts a dim frame to full white first, as the
+    cards' white is what the network knows.  ``threshold`` is the least score
+    reported.
     """
 
-    def __init__(self, path: Path | str = DEFAULT_DETECTOR, *, size: int = 640, threshold: float = THRESHOLD,
-                 threads: int = 1) -> None:
+    def __init__(self, path: Path | str = DEFAULT_DETECTOR, *, size: int = 640, max_size: int = 1600,
+                 threshold: float = THRESHOLD, threads: int = 1) -> None:
         import onnxruntime as ort
 
         if not isinstance(size, int) or size < 64:
             raise ValueError(f"size must be an int of at least 64 pixels, got {size!r}")
+        if not isinstance(max_size, int) or max_size < size:
+            raise ValueError(f"max_size must be an int of at least size ({size}) pixels, got {max_size!r}")
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"threshold must be within (0, 1), got {threshold!r}")
         path = Path(path)
@@ -126,18 +216,105 @@ class CardDetector:
         except Exception as exc:  # onnxruntime raises its own exception types for a damaged file
             raise ModelError(f"cannot load detector model {path}: {exc}") from exc
         self.size = size
+        self.max_size = max_size
         self.threshold = float(threshold)
 
-    def find(self, frame_bgr: np.ndarray) -> list[CardCorner]:
-        """Every card corner found in ``frame_bgr``, surest first, in the frame's own pixels."""
+    def find(self, frame_bgr: np.ndarray, *,
+             unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None) -> list[CardCorner]:
+        """Every card corner found in ``frame_bgr``, in the frame's own pixels (:func:`paired`'s
+        measured ones beside the corners they were measured from).
+
+        ``unseen`` keeps those of the first look's corners that no card known
+        already explains (the recogniser's geometry proposes most cards of a
+        table it suits): the second look is spent only about those.
+        """
         h, w = frame_bgr.shape[:2]
-        scale = self.size / max(h, w)
+        k = self.size / max(h, w)
+        gain = lift(cv2.resize(frame_bgr, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_NEAREST))
+        found = self.look(frame_bgr, self.size, gain=gain)
+        again = self.second_size(frame_bgr, found)
+        if again is None:
+            return paired(found)
+        around = found if unseen is None else unseen(found)
+        places = self.places(frame_bgr.shape, around, again)
+        closer = [c for x0, y0, x1, y1 in places for c in self.look(frame_bgr[y0:y1, x0:x1], again, gain=gain,
+                                                                   whole=frame_bgr.shape, at=(x0, y0))]
+        kept = [c for c in found if not any(x0 <= c.x < x1 and y0 <= c.y < y1 for x0, y0, x1, y1 in places)]
+        return paired(closer + kept)
+
+    def second_size(self, frame_bgr: np.ndarray, found: list[CardCorner]) -> int | None:
+        """The long side of the look that makes the cards of ``found`` (a look at ``size``) about
+        ``CARD_PX`` wide, or None where that look would change little or nothing tells the width."""
+        widths = sorted(c.width for c in found if c.score >= _SIZING)
+        if len(widths) < 2:
+            return None
+        long_side = max(frame_bgr.shape[:2])
+        seen = widths[len(widths) // 2] * self.size / long_side          # the median, at the first look
+        again = int(min(max(self.size, min(self.max_size, long_side)), max(self.size / 2, self.size * CARD_PX / seen)))
+        return again if abs(math.log(again / self.size)) > _LOOK_AGAIN else None
+
+    @staticmethod
+    def places(shape: tuple[int, ...], around: list[CardCorner], size: int) -> list[tuple[int, int, int, int]]:
+        """The parts of a frame of ``shape`` a look at ``size`` takes to see ``_AROUND`` card widths
+        about each corner of ``around``: (x0, y0, x1, y1) frame px, apart, on the network's 32 px
+        grid; the whole frame where they would cover most of it.
+
+        >>> CardDetector.places((720, 1280), [CardCorner(300.0, 200.0, 0.0, 40.0, 0.9)], 1280)
+        [(192, 96, 416, 288)]
+        >>> CardDetector.places((720, 1280), [CardCorner(300.0, 200.0, 0.0, 300.0, 0.9)], 1280)
+        [(0, 0, 1280, 720)]
+        """
+        h, w = shape[:2]
+        cell = 32 * max(h, w) / size                                      # frame px per 32 px of the look
+        grid = np.zeros((math.ceil(h / cell), math.ceil(w / cell)), np.uint8)
+        for c in around:
+            r = _AROUND * c.width
+            grid[max(0, math.floor((c.y - r) / cell)):math.ceil((c.y + r) / cell),
+                 max(0, math.floor((c.x - r) / cell)):math.ceil((c.x + r) / cell)] = 1
+        if grid.mean() > _WHOLE:
+            return [(0, 0, w, h)]
+        boxes = [list(map(int, b[:4])) for b in cv2.connectedComponentsWithStats(grid, connectivity=8)[2][1:]]
+        merged = True
+        while merged:   # boxes that overlap become one, so that no part is looked at twice
+            merged = False
+            for i in range(len(boxes)):
+                for j in range(i + 1, len(boxes)):
+                    (ax, ay, aw, ah), (bx, by, bw, bh) = boxes[i], boxes[j]
+                    if ax < bx + bw and bx < ax + aw and ay < by + bh and by < ay + ah:
+                        x0, y0 = min(ax, bx), min(ay, by)
+                        boxes[i] = [x0, y0, max(ax + aw, bx + bw) - x0, max(ay + ah, by + bh) - y0]
+                        del boxes[j]
+                        merged = True
+                        break
+                if merged:
+                    break
+        return [(round(x * cell), round(y * cell), min(w, round((x + bw) * cell)), min(h, round((y + bh) * cell)))
+                for x, y, bw, bh in boxes]
+
+    def look(self, frame_bgr: np.ndarray, size: int, *, gain: float = 1.0, whole: tuple[int, ...] | None = None,
+             at: tuple[int, int] = (0, 0)) -> list[CardCorner]:
+        """The corners the network finds in ``frame_bgr`` (lifted by ``gain``), shrunk or enlarged to
+        ``size`` on its long side, in the frame's own pixels, surest first.  ``frame_bgr`` can be the
+        part of a ``whole`` frame at ``at``: ``size`` is then the whole's long side, and corners on
+        the part's cut edges (a card cut there shows a corner it has not) are left out."""
+        h, w = frame_bgr.shape[:2]
+        full_h, full_w = (whole or frame_bgr.shape)[:2]
+        scale = size / max(full_h, full_w)
         # A grid of whole cells: each side a multiple of the network's coarsest stride (32).
         gw, gh = max(32, round(w * scale / 32) * 32), max(32, round(h * scale / 32) * 32)
         small = cv2.resize(frame_bgr, (gw, gh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        if gain != 1.0:
+            small = cv2.convertScaleAbs(small, alpha=gain)
         maps = self._session.run(None, {"frame": small[None].astype(np.float32)})[0][0]
         found = decode(maps, threshold=self.threshold)
         sx, sy = w / gw, h / gh
-        return [CardCorner((c.x + 0.5) * sx - 0.5, (c.y + 0.5) * sy - 0.5, math.atan2(math.sin(c.angle) * sy,
-                                                                                    math.cos(c.angle) * sx),
-                            c.width * math.sqrt(sx * sy), c.score) for c in found]
+        out = []
+        for c in found:
+            x, y = (c.x + 0.5) * sx - 0.5, (c.y + 0.5) * sy - 0.5
+            edge = STRIDE * max(sx, sy)
+            if ((at[0] and x < edge) or (at[1] and y < edge) or (at[0] + w < full_w and x >= w - edge)
+                    or (at[1] + h < full_h and y >= h - edge)):
+                continue
+            out.append(CardCorner(x + at[0], y + at[1], math.atan2(math.sin(c.angle) * sy, math.cos(c.angle) * sx),
+                                  c.width * math.sqrt(sx * sy), c.score))
+        return out
