@@ -8,10 +8,11 @@ corner lies, the direction of the edge leaving it clockwise and the card's
 width.  It finds corners most surely on cards about ``CARD_PX`` pixels wide,
 so it looks twice: once at ``size`` pixels on the frame's long side, to learn
 how wide the cards are, and again at the size that makes them ``CARD_PX``
-wide, where that differs.  A corner whose card's next corner was found too
-is also measured by the two (:func:`paired`): their distance is a card's
-side, surer than the width one corner's look suggests.  Each
-corner, taken as a card's top-left one, becomes a :class:`CardCorner`, whose
+wide, where that differs, about the corners of cards not known already.  A
+corner whose card's next corner was found too is also measured by the two
+(:func:`paired`): their distance is a card's side, surer than the width one
+corner's look suggests.  Each corner, taken as a card's top-left one,
+becomes a :class:`CardCorner`, whose
 :meth:`~CardCorner.card_to_frame` is the homography the corner reader cuts
 its patch with: two of a card's four corners hold its index, and the reader
 calls the other two ``none``.  A corner is the same on every deck; which
@@ -138,8 +139,9 @@ def paired(corners: list[CardCorner]) -> list[CardCorner]:
     A corner's next one clockwise lies along the edge it looks at, a card's
     width away (its index corners' are) and turned a quarter on; its next one
     counter-clockwise lies down its other edge, a card's height away, and
-    looks back at it.  Where such a partner lies within a third of where
-    the corner's own width puts it, the way to it and the distance between
+    looks back at it.  Where such a partner lies no more than 1.33 times
+    nearer or farther than the corner's own width puts it (and turned as it
+    should be), the way to it and the distance between
     them give the corner's turn and width again: two points measured, where
     one corner's look at a small card can be a fifth too wide and half a
     right angle askew.  Both are kept, for the reader to tell which reads.
@@ -273,27 +275,24 @@ class CardDetector:
                  max(0, math.floor((c.x - r) / cell)):math.ceil((c.x + r) / cell)] = 1
         if grid.mean() > _WHOLE:
             return [(0, 0, w, h)]
-        boxes = [list(map(int, b[:4])) for b in cv2.connectedComponentsWithStats(grid, connectivity=8)[2][1:]]
-        merged = True
-        while merged:   # boxes that overlap become one, so that no part is looked at twice
-            merged = False
-            for i in range(len(boxes)):
-                for j in range(i + 1, len(boxes)):
-                    (ax, ay, aw, ah), (bx, by, bw, bh) = boxes[i], boxes[j]
-                    if ax < bx + bw and bx < ax + aw and ay < by + bh and by < ay + ah:
-                        x0, y0 = min(ax, bx), min(ay, by)
-                        boxes[i] = [x0, y0, max(ax + aw, bx + bw) - x0, max(ay + ah, by + bh) - y0]
-                        del boxes[j]
-                        merged = True
-                        break
-                if merged:
-                    break
+        boxes = [tuple(int(v) for v in b[:4]) for b in cv2.connectedComponentsWithStats(grid, connectivity=8)[2][1:]]
+
+        def overlap(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+            return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+        # Parts that overlap become one, so that nothing is looked at twice.
+        while pair := next(((i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes))
+                            if overlap(boxes[i], boxes[j])), None):
+            (ax, ay, aw, ah), (bx, by, bw, bh) = boxes[pair[0]], boxes.pop(pair[1])
+            x0, y0 = min(ax, bx), min(ay, by)
+            boxes[pair[0]] = (x0, y0, max(ax + aw, bx + bw) - x0, max(ay + ah, by + bh) - y0)
         return [(round(x * cell), round(y * cell), min(w, round((x + bw) * cell)), min(h, round((y + bh) * cell)))
                 for x, y, bw, bh in boxes]
 
     def look(self, frame_bgr: np.ndarray, size: int, *, gain: float = 1.0, whole: tuple[int, ...] | None = None,
              at: tuple[int, int] = (0, 0)) -> list[CardCorner]:
-        """The corners the network finds in ``frame_bgr`` (lifted by ``gain``), shrunk or enlarged to
+        """The corners the network finds in ``frame_bgr`` (lifted by ``gain``, :func:`vision._detect.lift`
+        of the whole frame), shrunk or enlarged to
         ``size`` on its long side, in the frame's own pixels, surest first.  ``frame_bgr`` can be the
         part of a ``whole`` frame at ``at``: ``size`` is then the whole's long side, and corners on
         the part's cut edges (a card cut there shows a corner it has not) are left out."""

@@ -34,9 +34,8 @@ _NONE = len(CLASSES) - 1
 _SURE = 0.9
 """A card filling the picture read from one corner only must be this sure."""
 _LEARNED_SURE = 0.8
-"""A learned corner's read must reach this: of 0.6, 0.8 and 0.95, the best F1 on the real sources'
-validation folders (models/MODEL_CARD.md).  A corner turned askew in a row of cards can read a
-neighbour's index as another card: at 0.6 the table photos' precision falls to 0.971."""
+"""A learned corner's card, where the geometry proposes none, must read this surely: a corner on a
+blank slip of paper can read as a card at 0.66 (models/MODEL_CARD.md)."""
 _DECISIVE = 0.97
 """A corner read with this probability is not checked against the opposite one."""
 _AGREED = 0.75
@@ -407,8 +406,8 @@ class Recognizer:
         hyps = screened(hyps)
         if self.detector is not None:
             # The learned detector's corners, each taken as a card's top-left one, join the geometry's
-            # where the geometry has none of its own.  Each must be read surely (a court card's frame
-            # or a pip's edge can pass for a corner).
+            # where the geometry has none of its own.  Each must be read surely (a blank slip's corner
+            # can pass for an index).
             hyps += self._learned(frame, value, to_frame, sx, doubtful=True, known=hyps)
 
         def close_up() -> list[_detect.Hypothesis]:
