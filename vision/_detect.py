@@ -902,22 +902,22 @@ def new_to(found: list[Hypothesis], known: list[Hypothesis], *, anyhow: bool = F
     if not found or not known:
         return list(found)
     a, b = np.stack([h.card_to_work for h in found]), np.stack([h.card_to_work for h in known])
-    origin, x_axis = a[:, :2, 2], a[:, :2, 0] / (np.linalg.norm(a[:, :2, 0], axis=1, keepdims=True) + 1e-12)
     o, along, down = b[:, :2, 2], b[:, :2, 0] * CARD_SIZE[0], b[:, :2, 1] * CARD_SIZE[1]
     points = np.stack([o, o + along, o + along + down, o + down], axis=1)          # (k, 4, 2), clockwise
-    unit_along = along / (np.linalg.norm(along, axis=1, keepdims=True) + 1e-12)
-    unit_down = down / (np.linalg.norm(down, axis=1, keepdims=True) + 1e-12)
-    leaving = np.stack([unit_along, unit_down, -unit_along, -unit_down], axis=1)   # each corner's clockwise edge
-    width = np.array([h.width for h in found])
-    alike = np.abs(width[:, None] - np.array([h.width for h in known])[None, :]) < 0.15 * width[:, None]
-    d = origin[:, None, None, :] - points[None]
+    d = a[:, None, None, :2, 2] - points[None]
+    apart2 = d[..., 0] ** 2 + d[..., 1] ** 2                                        # (n, k, 4)
+    known_width = np.array([h.width for h in known])
     if anyhow:
-        reach = 0.12 * np.array([h.width for h in known])[None, :, None]
-        seen = (d[..., 0] ** 2 + d[..., 1] ** 2 < reach ** 2).any(axis=2)
-        return [h for h, known_there in zip(found, seen.any(axis=1).tolist()) if not known_there]
-    near = d[..., 0] ** 2 + d[..., 1] ** 2 < (0.12 * width[:, None, None]) ** 2
-    turned = np.einsum("nj,kcj->nkc", x_axis, leaving) > _TURNED_ALIKE
-    seen = (near & turned).any(axis=2) & alike
+        seen = (apart2 < (0.12 * known_width[None, :, None]) ** 2).any(axis=2)
+    else:
+        x_axis = a[:, :2, 0] / (np.linalg.norm(a[:, :2, 0], axis=1, keepdims=True) + 1e-12)
+        unit_along = along / (np.linalg.norm(along, axis=1, keepdims=True) + 1e-12)
+        unit_down = down / (np.linalg.norm(down, axis=1, keepdims=True) + 1e-12)
+        leaving = np.stack([unit_along, unit_down, -unit_along, -unit_down], axis=1)   # each corner's clockwise edge
+        width = np.array([h.width for h in found])
+        alike = np.abs(width[:, None] - known_width[None, :]) < 0.15 * width[:, None]
+        turned = np.einsum("nj,kcj->nkc", x_axis, leaving) > _TURNED_ALIKE
+        seen = ((apart2 < (0.12 * width[:, None, None]) ** 2) & turned).any(axis=2) & alike
     return [h for h, known_there in zip(found, seen.any(axis=1).tolist()) if not known_there]
 
 

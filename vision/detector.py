@@ -141,10 +141,10 @@ def paired(corners: list[CardCorner]) -> list[CardCorner]:
     counter-clockwise lies down its other edge, a card's height away, and
     looks back at it.  Where such a partner lies no more than 1.33 times
     nearer or farther than the corner's own width puts it (and turned as it
-    should be), the way to it and the distance between
-    them give the corner's turn and width again: two points measured, where
-    one corner's look at a small card can be a fifth too wide and half a
-    right angle askew.  Both are kept, for the reader to tell which reads.
+    should be), the way to it and the distance between them give the
+    corner's turn and width again: two points measured, where one corner's
+    look at a small card can be a fifth too wide and half a right angle
+    askew.  Both are kept, for the reader to tell which reads.
 
     >>> top_left = CardCorner(100.0, 100.0, 0.3, 66.0, 0.9)      # an upright card 80 px wide, seen askew
     >>> top_right = CardCorner(180.0, 100.0, math.pi / 2, 80.0, 0.9)
@@ -292,10 +292,10 @@ class CardDetector:
     def look(self, frame_bgr: np.ndarray, size: int, *, gain: float = 1.0, whole: tuple[int, ...] | None = None,
              at: tuple[int, int] = (0, 0)) -> list[CardCorner]:
         """The corners the network finds in ``frame_bgr`` (lifted by ``gain``, :func:`vision._detect.lift`
-        of the whole frame), shrunk or enlarged to
-        ``size`` on its long side, in the frame's own pixels, surest first.  ``frame_bgr`` can be the
-        part of a ``whole`` frame at ``at``: ``size`` is then the whole's long side, and corners on
-        the part's cut edges (a card cut there shows a corner it has not) are left out."""
+        of the whole frame), shrunk or enlarged to ``size`` on its long side, in the frame's own
+        pixels, surest first.  ``frame_bgr`` can be the part of a ``whole`` frame at ``at``: ``size``
+        is then the whole's long side, and corners on the part's cut edges (a card cut there shows a
+        corner it has not) are left out."""
         h, w = frame_bgr.shape[:2]
         full_h, full_w = (whole or frame_bgr.shape)[:2]
         scale = size / max(full_h, full_w)
@@ -307,10 +307,10 @@ class CardDetector:
         maps = self._session.run(None, {"frame": small[None].astype(np.float32)})[0][0]
         found = decode(maps, threshold=self.threshold)
         sx, sy = w / gw, h / gh
+        edge = STRIDE * max(sx, sy)
         out = []
         for c in found:
             x, y = (c.x + 0.5) * sx - 0.5, (c.y + 0.5) * sy - 0.5
-            edge = STRIDE * max(sx, sy)
             if ((at[0] and x < edge) or (at[1] and y < edge) or (at[0] + w < full_w and x >= w - edge)
                     or (at[1] + h < full_h and y >= h - edge)):
                 continue
