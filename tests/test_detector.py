@@ -13,7 +13,7 @@ import pytest
 
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, ModelError
-from vision.detector import CARD_PX, DEFAULT_DETECTOR, STRIDE, WIDTH_UNIT, CardCorner, CardDetector, decode, paired
+from vision.detector import CARD_PX, DEFAULT_DETECTOR, STRIDE, WIDTH_UNIT, CardCorner, CardDetector, decode, paired, sized_alike
 from vision.recognizer import Recognizer, _NoCards
 from vision.render import PlacedCard, render_scene, table_background
 
@@ -248,6 +248,19 @@ def test_a_detector_corner_with_no_glyph_at_its_index_is_not_read() -> None:
     corner = CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)
     for frame in (np.full((720, 1280, 3), 230, np.uint8), _white_desk_with_an_index(corner, glyph=False)):
         assert Recognizer(classifier=_ReadsQueen(), detector=_Told([corner]), read_again=False).detect(frame) == []
+
+
+def test_without_the_geometry_every_detector_corner_is_read_and_at_the_tables_width_too() -> None:
+    """Alone, no ink test stands between a corner and the reader (the reader's none decides); a corner
+    sized a third off the table's other cards is read at their width as well."""
+    corner = CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)
+    blank = np.full((720, 1280, 3), 230, np.uint8)
+    (found,) = Recognizer(classifier=_ReadsQueen(), detector=_Told([corner]), geometry=False,
+                          read_again=False).detect(blank)
+    assert found.code == "QS" and np.allclose(found.outline[0], (300.0, 200.0), atol=1.0)
+    row = [CardCorner(600.0 + 130 * k, 400.0, 0.0, 90.0, 0.9) for k in range(3)]
+    assert [c.width for c in sized_alike(row + [corner])] == [90.0, 90.0, 90.0, 120.0, 90.0]
+    assert sized_alike(row) == row and sized_alike([corner, corner]) == [corner, corner]
 
 
 def test_without_the_geometry_only_the_detectors_corners_are_read() -> None:

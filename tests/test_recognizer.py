@@ -704,6 +704,42 @@ def test_a_card_read_surely_within_a_grown_read_but_not_its_stand_in_is_a_card_o
                                                                                 _candidate("AC", 0.95, 505, 60, 80)])]
 
 
+def test_a_card_covered_all_but_its_index_is_a_card_of_its_own() -> None:
+    """A card slid under another, parallel, shows its index beside it: their centres lie within a
+    quarter of a width, but the index read lies off the covering card (and off every card kept), so
+    both are reported (``train_06.jpg``'s 8D under its 2C).  Read on the covering card, it is that card."""
+    top = _candidate("2C", 0.98, 100, 100, 80)
+    under = _candidate("8D", 0.7, 88, 90, 80)             # centre 16 px from the 2C's; index 12 px off it
+    assert [CLASSES[c.code] for c in Recognizer._suppress([top, under])] == ["2C", "8D"]
+    assert [CLASSES[c.code] for c in Recognizer._suppress([top, _candidate("8D", 0.7, 95, 96, 80)])] == ["2C"]
+    # An index that lies on another card kept is that card's print, not a card peeking out.
+    beneath = _candidate("9H", 0.95, 60, 60, 80)
+    assert [CLASSES[c.code] for c in Recognizer._suppress([top, beneath, under])] == ["2C", "9H"]
+
+
+def _read_as(**probs: float) -> np.ndarray:
+    """One corner's read: the given codes at their probabilities, the rest spread evenly."""
+    p = np.zeros(len(CLASSES))
+    for code, v in probs.items():
+        p[CLASSES.index(code)] = v
+    rest = [i for i in range(len(CLASSES)) if CLASSES[i] not in probs]
+    p[rest] = (1.0 - sum(probs.values())) / len(rest)
+    return p
+
+
+def test_a_far_corner_that_reads_another_card_outright_does_not_overrule_the_near_one() -> None:
+    """A QD's corner sized a fifth too wide puts its far index on the next card, a 7C of a row: the
+    product of the two reads would name the 7C; the near read alone, surer, names the card.  Reads that
+    merely differ in doubt still multiply: a 7 one corner takes for a 1 is settled by the other."""
+    to_frame = np.diag([0.4, 0.4, 1.0])
+    near, far = _read_as(QD=0.96, **{"7C": 0.003}), _read_as(QD=0.001, **{"7C": 0.69})
+    card = Recognizer._combine(near, far, to_frame, 100.0)
+    assert card is not None and CLASSES[card.code] == "QD" and card.reads == 1
+    unsure, sure = _read_as(**{"7H": 0.5, "AH": 0.45}), _read_as(**{"7H": 0.9, "AH": 0.05})
+    card = Recognizer._combine(unsure, sure, to_frame, 100.0)
+    assert card is not None and CLASSES[card.code] == "7H" and card.reads == 2 and card.agreed
+
+
 class _ReadsAsideAs:
     """Reads single patches (the first looks) as 5S at ``p``; patches read in a batch of four or
     more (the unsure cards' shifted reads) as 5S at ``aside``, 'none' for the rest."""

@@ -71,6 +71,9 @@ _PAIR_TURN = math.radians(45)
 a tight row can be turned 20 to 50 degrees off."""
 _PAIR_AGREE = math.radians(20)
 """... and how far from the way the next corner's own look says it was reached from."""
+_WIDTH_OFF = math.log(1.15)
+"""A corner this far (as a log) from the table's card width is also read at that width
+(:func:`sized_alike`): two corners' looks at one card differ by up to a tenth."""
 DEFAULT_DETECTOR = Path(__file__).resolve().parent.parent / "models" / "detector.onnx"
 
 
@@ -126,6 +129,27 @@ def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner
         out.append(CardCorner((x + 0.5) * STRIDE - 0.5, (y + 0.5) * STRIDE - 0.5, math.atan2(s, c),
                               math.exp(log_w) * STRIDE, float(score[i])))
     return out
+
+
+def sized_alike(corners: list[CardCorner]) -> list[CardCorner]:
+    """``corners``, and again at the table's card width each whose own width is more than
+    ``_WIDTH_OFF`` from it.
+
+    One deck's cards are one size on one table.  A card whose other
+    corners are hidden (under the next card of a row, under a hand) is
+    sized by its one visible corner's look, which can be a third off; its
+    far index is then looked for in the wrong place.  The table's width is
+    the median of the corners scored ``_SIZING`` or more.
+
+    >>> row = [CardCorner(100.0 * k, 0.0, 0.0, 80.0, 0.9) for k in range(3)]
+    >>> [c.width for c in sized_alike(row + [CardCorner(0.0, 200.0, 0.0, 110.0, 0.9)])]
+    [80.0, 80.0, 80.0, 110.0, 80.0]
+    """
+    sure = sorted(c.width for c in corners if c.score >= _SIZING)
+    if len(sure) < 3:
+        return list(corners)
+    table = sure[len(sure) // 2]
+    return list(corners) + [c._replace(width=table) for c in corners if abs(math.log(c.width / table)) > _WIDTH_OFF]
 
 
 def _turn_apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, CardClassifier, FaceReader, extract_faces, extract_patches, rotate_180
 from vision.detection import Detection
-from vision.detector import CardCorner, CardDetector
+from vision.detector import CardCorner, CardDetector, sized_alike
 
 _NONE = len(CLASSES) - 1
 _SURE = 0.9
@@ -40,6 +40,9 @@ _DECISIVE = 0.97
 """A corner read with this probability is not checked against the opposite one."""
 _AGREED = 0.75
 """... and read alike from both corners this sure to outrank the cards read by their own corners."""
+_CONTRADICTS = 0.02
+"""A read sure of a code (half or more) that gives the combined verdict less than this names another
+card outright."""
 _FACE_SURE = 0.8
 """A face read less surely than this adds nothing: unsure reads of a face and two corners, multiplied,
 can agree on a card that none of them named first."""
@@ -245,8 +248,11 @@ class Recognizer:
         mats = [to_frame @ h.card_to_work for h in hyps]
         own = self._read(frame, mats)
         # A hypothesis moved onto the card's edges replaces the original where it reads a card better
-        # (tried only where the original's read is in doubt).
-        doubt = [i for i, h in enumerate(hyps) if h.corner >= 0 and float(own[i, :_NONE].max()) < _DECISIVE]
+        # (tried only where the original's read is in doubt, and only beside the geometry: alone, the
+        # detector's corners lie on the card's corner already, and moved along a row's edges they read
+        # the next card's index askew).
+        doubt = [i for i, h in enumerate(hyps)
+                 if h.corner >= 0 and float(own[i, :_NONE].max()) < _DECISIVE] if self.geometry else []
         moved = [(i, s) for i, s in zip(doubt, _detect.snap_edges([hyps[i] for i in doubt], value)) if s is not None]
         if moved:
             alt_mats = [to_frame @ s.card_to_work for _, s in moved]
@@ -433,9 +439,11 @@ class Recognizer:
     def _learned(self, frame: np.ndarray, value: np.ndarray, to_frame: np.ndarray, sx: float, *,
                  doubtful: bool, known: list[_detect.Hypothesis] | None = None) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
-        top-left one, none of a card ``known`` already (where given), those with ink at the index,
-        each card once.  The detector sees cards where the geometry's whiteness cannot (a white card
-        on a white desk, a glossy cloth), so no mask may hold them back: only ink at the index may."""
+        top-left one.  Beside the geometry (``doubtful``): none of a card ``known`` already (where
+        given), those with ink at the index, each card once; the detector sees cards where the
+        geometry's whiteness cannot (a white card on a white desk, a glossy cloth), so no mask may hold
+        them back, only ink at the index may.  Alone: every one, and at the table's card width too
+        (:func:`~vision.detector.sized_alike`)."""
         assert self.detector is not None
         back = np.linalg.inv(to_frame)
 
@@ -448,6 +456,11 @@ class Recognizer:
             return [corners[h.corner] for h in fresh]
 
         found = self.detector.find(frame, unseen=unseen if known is not None else None)
+        if not doubtful:
+            # Alone, every corner is read, and each variant of it (paired, at the table's width): the
+            # reader's none answers for those that hold no index, and of alike variants the surest read
+            # wins (unique would keep the first, a row's corner askew before its pair's measured copy).
+            return hypotheses(sized_alike(found))
         learned = _detect.unique(_detect.look_like_index(hypotheses(found), value, None))
         return learned if known is None else _detect.new_to(learned, known)
 
@@ -459,20 +472,27 @@ class Recognizer:
         A read of ``none`` (a covered corner, one off the picture, a face the
         face reader cannot make out) adds nothing; the others' distributions
         multiply, so a 7 that one corner confuses with a 1 is settled by the
-        other, and a corner printed where no corner reader looks by the pips.
+        other, and a corner printed where no corner reader looks by the pips;
+        unless one names another card outright (``_CONTRADICTS``), when the
+        surest read decides alone.
         """
         read = [p for p in (own, other, face) if p is not None and p[_NONE] < 0.5]
         if not read:
             return None
-        q = np.ones(_NONE)
-        for p in read:
-            q = q * p[:_NONE] / max(1e-6, 1.0 - float(p[_NONE]))
+        shares = [p[:_NONE] / max(1e-6, 1.0 - float(p[_NONE])) for p in read]
+        q = np.prod(shares, axis=0)
         total = float(q.sum())
         if total <= 1e-12:
             return None   # the two corners flatly contradict each other
         q = q / total
-        seen = 1.0 - min(float(p[_NONE]) for p in read)
         top = int(np.argmax(q))
+        if len(read) > 1 and any(float(v[top]) < _CONTRADICTS and float(v.max()) >= 0.5 for v in shares):
+            # One read names another card outright: it is that card's (a covered corner reads the card over
+            # it; a corner sized too wide reaches the next card's index).  The surest read decides alone.
+            k = max(range(len(read)), key=lambda i: float(shares[i].max()))
+            read, q = [read[k]], shares[k] / float(shares[k].sum())
+            top = int(np.argmax(q))
+        seen = 1.0 - min(float(p[_NONE]) for p in read)
         centre = (card_to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))
         agreed = sum(int(np.argmax(p[:_NONE])) == top for p in read) >= 2
         # The corners that vouch for the verdict (a covered corner's read of the covering card does not).
@@ -492,10 +512,12 @@ class Recognizer:
         card found at two sizes; a second copy of a card so close is no
         single-deck game).  But a card read surely, lying at an angle to the
         other, is a card of its own even there: one card dropped askew on
-        another leaves their centres close.  Two candidates that read an
-        index corner at the same place are the same card, whatever else
-        differs: one printed index is one card's (a corner put on a false
-        edge reads a real index at the wrong angle, often as another rank).
+        another leaves their centres close; and so is a card whose index,
+        where it was read, lies off every card kept: slid under another, it
+        shows only that.  Two candidates that read an index corner at the
+        same place are the same card, whatever else differs: one printed
+        index is one card's (a corner put on a false edge reads a real index
+        at the wrong angle, often as another rank).
         Of two sure reads of one card, the one of the size most of the
         frame's sure cards have is kept, however slightly surer the other is.
         The grown read still rules out what lies within it, except a card
@@ -511,13 +533,14 @@ class Recognizer:
             norm = math.hypot(ux, uy) + 1e-12
             axes.append((ux / norm, uy / norm))
 
-        def repeats(i: int, j: int) -> bool:
-            """Whether ``ordered[i]`` is the card ``ordered[j]`` is."""
+        def repeats(i: int, j: int, uncovered: bool = False) -> bool:
+            """Whether ``ordered[i]`` is the card ``ordered[j]`` is (``uncovered``: ``ordered[i]``'s index
+            lies on no card kept, so that it is the one corner another card leaves showing)."""
             c, k = ordered[i], ordered[j]
             d = math.hypot(centres[i][0] - centres[j][0], centres[i][1] - centres[j][1])
             size = max(c.width, k.width)
             askew = abs(axes[i][0] * axes[j][0] + axes[i][1] * axes[j][1]) < _PARALLEL and c.confidence >= _DISTINCT
-            return ((d < 0.25 * size and not askew) or (c.code == k.code and d < 1.0 * size)
+            return ((d < 0.25 * size and not askew and not uncovered) or (c.code == k.code and d < 1.0 * size)
                     or (d < 2.5 * size and _one_printed_index(c, k)))
 
         def stands_in(i: int, j: int) -> bool:
@@ -536,8 +559,9 @@ class Recognizer:
         shown: list[_Candidate] = []
         for i, c in enumerate(ordered):
             duplicate = False
+            uncovered = bool(c.read_at) and all(_peeks_out(c, ordered[j]) for j, _ in kept)
             for j, slot in kept:
-                if not repeats(i, j):
+                if not repeats(i, j, uncovered):
                     continue
                 r = stand_in[j]
                 if (r is not None and r != i and c.code != ordered[j].code and c.confidence >= _DISTINCT
@@ -585,6 +609,21 @@ def _one_printed_index(a: _Candidate, b: _Candidate) -> bool:
     """Whether the two read an index corner at the same place (within ``_SAME_INDEX`` of the wider card)."""
     reach = _SAME_INDEX * max(a.width, b.width)
     return any(math.hypot(ax - bx, ay - by) < reach for ax, ay in a.read_at for bx, by in b.read_at)
+
+
+def _peeks_out(a: _Candidate, b: _Candidate) -> bool:
+    """Whether ``a`` was read at the corner that proposed it, and every index corner that reads it lies
+    off ``b``'s card by more than ``_SAME_INDEX`` of its width: ``a`` is then a card of its own (all but
+    that index under ``b``, say), not ``b`` misread.  A read at the far corner alone does not count: a
+    corner of ``b`` grown too wide reaches the next card's index with it."""
+    origin = a.card_to_frame[:2, 2] / a.card_to_frame[2, 2]
+    if not any(math.hypot(x - origin[0], y - origin[1]) < 1e-6 * (1 + abs(x) + abs(y)) for x, y in a.read_at):
+        return False
+    margin = _SAME_INDEX * CARD_SIZE[0]
+    at = np.linalg.inv(b.card_to_frame) @ np.array([[x, y, 1.0] for x, y in a.read_at]).T
+    u, v = at[0] / at[2], at[1] / at[2]
+    return bool(np.all((at[2] > 0) & ((u < -margin) | (u > CARD_SIZE[0] + margin)
+                                      | (v < -margin) | (v > CARD_SIZE[1] + margin))))
 
 
 def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
