@@ -512,9 +512,9 @@ class Recognizer:
         card found at two sizes; a second copy of a card so close is no
         single-deck game).  But a card read surely, lying at an angle to the
         other, is a card of its own even there: one card dropped askew on
-        another leaves their centres close; and so is a card whose index,
-        where it was read, lies off every card kept: slid under another, it
-        shows only that.  Two candidates that read an index corner at the
+        another leaves their centres close; and so is a card read surely
+        whose index, where it was read, lies off every card kept: slid under
+        another, it shows only that.  Two candidates that read an index corner at the
         same place are the same card, whatever else differs: one printed
         index is one card's (a corner put on a false edge reads a real index
         at the wrong angle, often as another rank).
@@ -534,8 +534,8 @@ class Recognizer:
             axes.append((ux / norm, uy / norm))
 
         def repeats(i: int, j: int, uncovered: bool = False) -> bool:
-            """Whether ``ordered[i]`` is the card ``ordered[j]`` is (``uncovered``: ``ordered[i]``'s index
-            lies on no card kept, so that it is the one corner another card leaves showing)."""
+            """Whether ``ordered[i]`` is the card ``ordered[j]`` is (``uncovered``: ``ordered[i]``, read
+            surely, has its index on no card kept, the one corner another card leaves showing)."""
             c, k = ordered[i], ordered[j]
             d = math.hypot(centres[i][0] - centres[j][0], centres[i][1] - centres[j][1])
             size = max(c.width, k.width)
@@ -559,7 +559,7 @@ class Recognizer:
         shown: list[_Candidate] = []
         for i, c in enumerate(ordered):
             duplicate = False
-            uncovered = bool(c.read_at) and all(_peeks_out(c, ordered[j]) for j, _ in kept)
+            uncovered = c.confidence >= _DISTINCT and all(_peeks_out(c, ordered[j]) for j, _ in kept)
             for j, slot in kept:
                 if not repeats(i, j, uncovered):
                     continue
