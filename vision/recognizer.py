@@ -514,10 +514,10 @@ class Recognizer:
         other, is a card of its own even there: one card dropped askew on
         another leaves their centres close; and so is a card read surely
         whose index, where it was read, lies off every card kept: slid under
-        another, it shows only that.  Two candidates that read an index corner at the
-        same place are the same card, whatever else differs: one printed
-        index is one card's (a corner put on a false edge reads a real index
-        at the wrong angle, often as another rank).
+        another, it shows only that.  Two candidates that read an index
+        corner at the same place are the same card, whatever else differs:
+        one printed index is one card's (a corner put on a false edge reads
+        a real index at the wrong angle, often as another rank).
         Of two sure reads of one card, the one of the size most of the
         frame's sure cards have is kept, however slightly surer the other is.
         The grown read still rules out what lies within it, except a card
@@ -527,6 +527,8 @@ class Recognizer:
         typical = sure[len(sure) // 2] if len(sure) >= 3 else None
         ordered = sorted(candidates, key=lambda c: -c.confidence)
         centres = [c.centre.tolist() for c in ordered]
+        # Frame -> card units of each candidate, inverted at once: a sure read is checked against every card kept.
+        to_card = np.linalg.inv(np.stack([c.card_to_frame for c in ordered])) if ordered else np.zeros((0, 3, 3))
         axes = []
         for c in ordered:
             ux, uy = c.card_to_frame[:2, 0].tolist()
@@ -559,7 +561,7 @@ class Recognizer:
         shown: list[_Candidate] = []
         for i, c in enumerate(ordered):
             duplicate = False
-            uncovered = c.confidence >= _DISTINCT and all(_peeks_out(c, ordered[j]) for j, _ in kept)
+            uncovered = c.confidence >= _DISTINCT and all(_peeks_out(c, to_card[j]) for j, _ in kept)
             for j, slot in kept:
                 if not repeats(i, j, uncovered):
                     continue
@@ -611,16 +613,17 @@ def _one_printed_index(a: _Candidate, b: _Candidate) -> bool:
     return any(math.hypot(ax - bx, ay - by) < reach for ax, ay in a.read_at for bx, by in b.read_at)
 
 
-def _peeks_out(a: _Candidate, b: _Candidate) -> bool:
+def _peeks_out(a: _Candidate, frame_to_b: np.ndarray) -> bool:
     """Whether ``a`` was read at the corner that proposed it, and every index corner that reads it lies
-    off ``b``'s card by more than ``_SAME_INDEX`` of its width: ``a`` is then a card of its own (all but
-    that index under ``b``, say), not ``b`` misread.  A read at the far corner alone does not count: a
-    corner of ``b`` grown too wide reaches the next card's index with it."""
+    off card ``b`` (``frame_to_b``: frame px -> its card units) by more than ``_SAME_INDEX`` of its
+    width: ``a`` is then a card of its own (all but that index under ``b``, say), not ``b`` misread.  A
+    read at the far corner alone does not count: a corner of ``b`` grown too wide reaches the next
+    card's index with it."""
     origin = a.card_to_frame[:2, 2] / a.card_to_frame[2, 2]
     if not any(math.hypot(x - origin[0], y - origin[1]) < 1e-6 * (1 + abs(x) + abs(y)) for x, y in a.read_at):
         return False
     margin = _SAME_INDEX * CARD_SIZE[0]
-    at = np.linalg.inv(b.card_to_frame) @ np.array([[x, y, 1.0] for x, y in a.read_at]).T
+    at = frame_to_b @ np.array([[x, y, 1.0] for x, y in a.read_at]).T
     u, v = at[0] / at[2], at[1] / at[2]
     return bool(np.all((at[2] > 0) & ((u < -margin) | (u > CARD_SIZE[0] + margin)
                                       | (v < -margin) | (v > CARD_SIZE[1] + margin))))
