@@ -58,6 +58,7 @@ train: $(STAMP)
 	$(BIN)/python -m models.train
 	$(BIN)/python -m models.train --reader faces --epochs 10 --per-face 16 --real-copies 3 --seed 2
 	$(BIN)/python -m models.detector
+	$(BIN)/python -m models.detector --init models/detector.onnx --room-light --epochs 6 --lr 5e-4
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -16,6 +16,11 @@ decks, no photograph.  Steps, each printing its progress:
    scenes after each epoch;
 4. export to ONNX with the normalisation inside the graph, and check that
    onnxruntime reproduces torch.
+
+``--init`` trains on from an exported model's weights (its batch norms
+frozen), ``--room-light`` puts each window under a room's light as it is
+trained on; the shipped model is a run from scratch, then one with both
+(``make train`` runs the two; ``MODEL_CARD.md`` says why).
 """
 
 from __future__ import annotations
@@ -220,6 +225,69 @@ def export(net: nn.Module, path: Path, size: int) -> None:
         raise RuntimeError(f"onnxruntime differs from torch by {np.abs(want - got).max():.4f}")
 
 
+def load_shipped(net: nn.Module, path: Path) -> None:
+    """``net`` (of ``build_net``'s shape) set to the weights of the exported model at ``path``.
+
+    The export folds each batch norm into its convolution; the norms are set to pass the folded
+    bias through, and must stay frozen (``eval()``) while training on from here.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    model = onnx.load(str(path))
+    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    folded = [(values[n.input[1]], values[n.input[2]]) for n in model.graph.node if n.op_type == "Conv"]
+    modules = list(net.modules())
+    convs = [(m, modules[i + 1] if i + 1 < len(modules) and isinstance(modules[i + 1], nn.BatchNorm2d) else None)
+             for i, m in enumerate(modules) if isinstance(m, nn.Conv2d)]
+    if len(folded) != len(convs) or any(c.weight.shape != w.shape for (c, _), (w, _) in zip(convs, folded)):
+        raise ValueError(f"{path}: its convolutions do not fit a network of these channels")
+    with torch.no_grad():
+        for (conv, norm), (w, b) in zip(convs, folded):
+            conv.weight.copy_(torch.tensor(w))
+            if norm is None:
+                conv.bias.copy_(torch.tensor(b))
+            else:
+                norm.weight.fill_(1.0)
+                norm.bias.copy_(torch.tensor(b))
+                norm.running_mean.zero_()
+                norm.running_var.fill_(1.0 - norm.eps)
+
+
+def _frozen_norms(net: nn.Module) -> None:
+    """``net`` training, its batch norms as loaded (see :func:`load_shipped`)."""
+    from torch import nn
+
+    net.train()
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+            m.requires_grad_(False)
+
+
+def _room_light(x: torch.Tensor) -> torch.Tensor:
+    """Windows ``(b, h, w, 3)`` BGR under a room's light, each its own: six in ten under a lamp's
+    colour left uncorrected (from a north window's blue to a tungsten bulb's orange, red over blue
+    up to 1.8), three in ten beside a lamp whose light falls with the distance to 35-70 %."""
+    import torch
+
+    b, h, w, _ = x.shape
+    dev = x.device
+    warmth = torch.empty(b, 1, 1, 1, device=dev).uniform_(-0.5, 1.0) * (torch.rand(b, 1, 1, 1, device=dev) < 0.6)
+    x = x * torch.exp(warmth * torch.tensor([-0.45, -0.1, 0.15], device=dev))
+    ys = torch.linspace(0, 1, h, device=dev)[None, :, None]
+    xs = torch.linspace(0, 1, w, device=dev)[None, None, :]
+    lamp = torch.rand(b, 2, device=dev) * 1.6 - 0.3   # inside the window or beyond its edge
+    distance = torch.hypot(xs - lamp[:, 0, None, None], ys - lamp[:, 1, None, None])
+    fall = torch.empty(b, 1, 1, device=dev).uniform_(0.3, 1.0)
+    floor = torch.empty(b, 1, 1, device=dev).uniform_(0.35, 0.7)
+    light = torch.maximum(1 - fall * distance, floor)
+    light = torch.where((torch.rand(b, device=dev) < 0.3)[:, None, None], light, torch.ones_like(light))
+    return (x * light[..., None]).clamp(0, 255)
+
+
 def _channels(text: str) -> tuple[int, int, int]:
     parts = tuple(int(v) for v in text.split(","))
     if len(parts) != 3 or min(parts) < 4:
@@ -241,6 +309,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="torch device to train on: cpu, cuda, cuda:1 ... (default: cuda where there is one)")
     parser.add_argument("--channels", type=_channels, default=(24, 48, 96))
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--room-light", action="store_true",
+                        help="each window under a room's light too: a lamp's colour, a lamp to one side")
+    parser.add_argument("--init", type=Path, default=None,
+                        help="train on from this exported model's weights, batch norms frozen (default: from scratch)")
     parser.add_argument("--report", type=int, default=0, metavar="N",
                         help="also score 200 held-out scenes every N steps (default: after each epoch only)")
     args = parser.parse_args(argv)
@@ -264,7 +336,12 @@ def main(argv: list[str] | None = None) -> int:
     reg = torch.from_numpy(np.stack([m[2] for m in maps]))
     x_all = torch.from_numpy(images)
 
-    net = build_net(args.channels).to(device)
+    net = build_net(args.channels)
+    if args.init is not None:
+        load_shipped(net, args.init)
+        print(f"    starting from {args.init}, batch norms frozen", flush=True)
+    net = net.to(device)
+    train_mode = _frozen_norms if args.init is not None else lambda n: n.train()
     params = sum(p.numel() for p in net.parameters())
     steps = args.epochs * (len(images) // args.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -272,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"2/4 training on {device}: {params} parameters, {args.epochs} epochs of {len(images) // args.batch} steps",
           flush=True)
     for epoch in range(args.epochs):
-        net.train()
+        train_mode(net)
         order = torch.from_numpy(rng.permutation(len(images)))
         t1, total = time.time(), 0.0
         n_steps = len(images) // args.batch
@@ -282,7 +359,9 @@ def main(argv: list[str] | None = None) -> int:
             cy, cx = (int(v) * STRIDE for v in rng.integers(0, (SCENE - args.crop) // STRIDE + 1, 2))
             g0y, g0x, g = cy // STRIDE, cx // STRIDE, args.crop // STRIDE
             x = x_all[idx, cy:cy + args.crop, cx:cx + args.crop].to(device).float()
-            # Brightness and contrast jitter on the fly: the scenes are drawn once.
+            # The room's light (where asked), brightness and contrast on the fly: the scenes are drawn once.
+            if args.room_light:
+                x = _room_light(x)
             x = (x * torch.empty(len(idx), 1, 1, 1, device=device).uniform_(0.7, 1.3)
                  + torch.empty(len(idx), 1, 1, 1, device=device).uniform_(-30, 30)).clamp(0, 255)
             cells = (slice(g0y, g0y + g), slice(g0x, g0x + g))
@@ -297,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
                 s = score([decode(m) for m in predict(net, held_images[:200], batch=64)], held_targets[:200])
                 print(f"\n    step {k + 1}: held-out decks (200 scenes) recall {s['recall']:.3f} "
                       f"precision {s['precision']:.3f}", file=sys.stderr, flush=True)
-                net.train()
+                train_mode(net)
             if k % 20 == 0 or k == n_steps - 1:
                 done = (k + 1) / n_steps
                 bar = "#" * int(30 * done)

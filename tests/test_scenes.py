@@ -105,3 +105,53 @@ def test_a_training_step_and_the_export_run_on_the_device_given(tmp_path: Path) 
     assert net.training and next(net.parameters()).device == device
     frame = np.random.default_rng(0).integers(0, 256, (240, 320, 3), dtype=np.uint8)
     assert isinstance(CardDetector(tmp_path / "detector.onnx", threshold=0.5).find(frame), list)
+
+
+def test_an_exported_detector_trains_on_from_its_own_weights(tmp_path: Path) -> None:
+    """``--init``: the exported model, batch norms folded in, loads back into the network and gives
+    the same maps; frozen norms stay as loaded while it trains; another width is refused.
+    (Needs the training extra.)"""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from models.detector import _frozen_norms, build_net, export, load_shipped
+
+    torch.manual_seed(0)
+    trained = build_net((8, 16, 24))
+    with torch.no_grad():   # norms that are not the identity, as after training
+        for m in trained.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+    trained.eval()
+    export(trained, tmp_path / "detector.onnx", 64)
+    net = build_net((8, 16, 24))
+    load_shipped(net, tmp_path / "detector.onnx")
+    x = torch.rand(1, 64, 96, 3) * 255
+    with torch.no_grad():
+        assert torch.allclose(net.eval()(x), trained(x), atol=1e-4)
+    _frozen_norms(net)
+    norm = next(m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d))
+    before = norm.running_mean.clone()
+    net(x).sum().backward()
+    assert net.training and not norm.training and torch.equal(norm.running_mean, before) and norm.weight.grad is None
+    with pytest.raises(ValueError, match="do not fit"):
+        load_shipped(build_net((8, 16, 32)), tmp_path / "detector.onnx")
+
+
+def test_a_rooms_light_tints_and_shades_windows_each_its_own_way() -> None:
+    """``--room-light``: a lamp's colour shifts red against blue, a lamp to one side darkens one part of
+    a window more than another; values stay 0..255. (Needs the training extra.)"""
+    torch = pytest.importorskip("torch")
+    from models.detector import _room_light
+
+    torch.manual_seed(0)
+    x = torch.full((400, 32, 32, 3), 200.0)
+    lit = _room_light(x)
+    assert lit.shape == x.shape and float(lit.min()) >= 0 and float(lit.max()) <= 255
+    red_over_blue = lit[..., 2].mean(dim=(1, 2)) / lit[..., 0].mean(dim=(1, 2))
+    assert float(red_over_blue.max()) > 1.5 and float(red_over_blue.min()) < 0.95
+    assert (red_over_blue - 1).abs().lt(1e-6).float().mean().item() > 0.25   # four in ten keep their colour
+    spread = lit.amax(dim=(1, 2, 3)) / lit.amin(dim=(1, 2, 3)).clamp(min=1)
+    assert 0.15 < (spread > 1.3).float().mean().item() < 0.5
