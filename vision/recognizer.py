@@ -535,15 +535,25 @@ class Recognizer:
             norm = math.hypot(ux, uy) + 1e-12
             axes.append((ux / norm, uy / norm))
 
-        def repeats(i: int, j: int, uncovered: bool = False) -> bool:
-            """Whether ``ordered[i]`` is the card ``ordered[j]`` is (``uncovered``: ``ordered[i]``, read
-            surely, has its index on no card kept, the one corner another card leaves showing)."""
+        uncovered: dict[int, bool] = {}
+
+        def peeks_out(i: int) -> bool:
+            """Whether ``ordered[i]``, read surely, has its index on no card kept so far: the one corner
+            another card leaves showing (worked out once, and only where a centre lies near a kept one)."""
+            if i not in uncovered:
+                c = ordered[i]
+                uncovered[i] = c.confidence >= _DISTINCT and all(_peeks_out(c, to_card[j]) for j, _ in kept)
+            return uncovered[i]
+
+        def repeats(i: int, j: int, peek: bool = False) -> bool:
+            """Whether ``ordered[i]`` is the card ``ordered[j]`` is (``peek``: unless its centre's nearness
+            is all there is and :func:`peeks_out` says it is a card of its own)."""
             c, k = ordered[i], ordered[j]
             d = math.hypot(centres[i][0] - centres[j][0], centres[i][1] - centres[j][1])
             size = max(c.width, k.width)
             askew = abs(axes[i][0] * axes[j][0] + axes[i][1] * axes[j][1]) < _PARALLEL and c.confidence >= _DISTINCT
-            return ((d < 0.25 * size and not askew and not uncovered) or (c.code == k.code and d < 1.0 * size)
-                    or (d < 2.5 * size and _one_printed_index(c, k)))
+            return ((d < 0.25 * size and not askew and not (peek and peeks_out(i)))
+                    or (c.code == k.code and d < 1.0 * size) or (d < 2.5 * size and _one_printed_index(c, k)))
 
         def stands_in(i: int, j: int) -> bool:
             """Whether ``ordered[i]`` is ``ordered[j]``'s card read surely at the size the table's other
@@ -561,9 +571,8 @@ class Recognizer:
         shown: list[_Candidate] = []
         for i, c in enumerate(ordered):
             duplicate = False
-            uncovered = c.confidence >= _DISTINCT and all(_peeks_out(c, to_card[j]) for j, _ in kept)
             for j, slot in kept:
-                if not repeats(i, j, uncovered):
+                if not repeats(i, j, peek=True):
                     continue
                 r = stand_in[j]
                 if (r is not None and r != i and c.code != ordered[j].code and c.confidence >= _DISTINCT
