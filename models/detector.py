@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.decks import HELD_OUT, load_all
-from models.train import CACHE, _in_workers, predict, save_with_metadata
+from models.train import CACHE, _in_workers, folded_weights, freeze_norms, predict, save_with_metadata
 from vision.detector import STRIDE, WIDTH_UNIT, CardCorner, decode
 
 if TYPE_CHECKING:  # torch is training-only: imported where it is used
@@ -229,16 +229,13 @@ def load_shipped(net: nn.Module, path: Path) -> None:
     """``net`` (of ``build_net``'s shape) set to the weights of the exported model at ``path``.
 
     The export folds each batch norm into its convolution; the norms are set to pass the folded
-    bias through, and must stay frozen (``eval()``) while training on from here.
+    bias through, a fixed shift, and must keep those statistics while training on from here
+    (:func:`~models.train.freeze_norms`).
     """
-    import onnx
     import torch
-    from onnx import numpy_helper
     from torch import nn
 
-    model = onnx.load(str(path))
-    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    folded = [(values[n.input[1]], values[n.input[2]]) for n in model.graph.node if n.op_type == "Conv"]
+    folded = folded_weights(path)["Conv"]
     modules = list(net.modules())
     convs = [(m, modules[i + 1] if i + 1 < len(modules) and isinstance(modules[i + 1], nn.BatchNorm2d) else None)
              for i, m in enumerate(modules) if isinstance(m, nn.Conv2d)]
@@ -254,17 +251,7 @@ def load_shipped(net: nn.Module, path: Path) -> None:
                 norm.bias.copy_(torch.tensor(b))
                 norm.running_mean.zero_()
                 norm.running_var.fill_(1.0 - norm.eps)
-
-
-def _frozen_norms(net: nn.Module) -> None:
-    """``net`` training, its batch norms as loaded (see :func:`load_shipped`)."""
-    from torch import nn
-
-    net.train()
-    for m in net.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            m.eval()
-            m.requires_grad_(False)
+                norm.requires_grad_(False)
 
 
 def _room_light(x: torch.Tensor) -> torch.Tensor:
@@ -341,7 +328,12 @@ def main(argv: list[str] | None = None) -> int:
         load_shipped(net, args.init)
         print(f"    starting from {args.init}, batch norms frozen", flush=True)
     net = net.to(device)
-    train_mode = _frozen_norms if args.init is not None else lambda n: n.train()
+
+    def train_mode() -> None:
+        net.train()
+        if args.init is not None:
+            freeze_norms(net)   # the loaded norms keep the statistics the export folded
+
     params = sum(p.numel() for p in net.parameters())
     steps = args.epochs * (len(images) // args.batch)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -349,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"2/4 training on {device}: {params} parameters, {args.epochs} epochs of {len(images) // args.batch} steps",
           flush=True)
     for epoch in range(args.epochs):
-        train_mode(net)
+        train_mode()
         order = torch.from_numpy(rng.permutation(len(images)))
         t1, total = time.time(), 0.0
         n_steps = len(images) // args.batch
@@ -376,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                 s = score([decode(m) for m in predict(net, held_images[:200], batch=64)], held_targets[:200])
                 print(f"\n    step {k + 1}: held-out decks (200 scenes) recall {s['recall']:.3f} "
                       f"precision {s['precision']:.3f}", file=sys.stderr, flush=True)
-                train_mode(net)
+                train_mode()
             if k % 20 == 0 or k == n_steps - 1:
                 done = (k + 1) / n_steps
                 bar = "#" * int(30 * done)

@@ -141,6 +141,22 @@ def build_net(channels: tuple[int, int, int, int] = (16, 32, 64, 96),
     return CornerNet()
 
 
+def folded_weights(path: Path) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
+    """The weight and bias of every convolution (``"Conv"``) and dense layer (``"Gemm"``) of the model
+    exported at ``path``, in the graph's order; the export folded each batch norm into the
+    convolution before it."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    layers: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {"Conv": [], "Gemm": []}
+    for n in model.graph.node:
+        if n.op_type in layers:
+            layers[n.op_type].append((values[n.input[1]], values[n.input[2]]))
+    return layers
+
+
 def load_shipped(net: nn.Module, path: Path) -> None:
     """Start ``net`` from an exported model's weights, widened where ``net`` is wider.
 
@@ -154,15 +170,11 @@ def load_shipped(net: nn.Module, path: Path) -> None:
     starts at zero, so the added capacity is learned from where the shipped
     model stands.
     """
-    import onnx
     import torch
-    from onnx import numpy_helper
     from torch import nn
 
-    model = onnx.load(str(path))
-    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    convs = [(values[n.input[1]], values[n.input[2]]) for n in model.graph.node if n.op_type == "Conv"]
-    dense = [(values[n.input[1]], values[n.input[2]]) for n in model.graph.node if n.op_type == "Gemm"]
+    exported = folded_weights(path)
+    convs, dense = exported["Conv"], exported["Gemm"]
     layers = [m for m in net.features if isinstance(m, nn.Conv2d)]
     norms = [m for m in net.features if isinstance(m, nn.BatchNorm2d)]
     linears = [m for m in net.head if isinstance(m, nn.Linear)]

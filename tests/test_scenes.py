@@ -113,7 +113,8 @@ def test_an_exported_detector_trains_on_from_its_own_weights(tmp_path: Path) -> 
     (Needs the training extra.)"""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    from models.detector import _frozen_norms, build_net, export, load_shipped
+    from models.detector import build_net, export, load_shipped
+    from models.train import freeze_norms
 
     torch.manual_seed(0)
     trained = build_net((8, 16, 24))
@@ -131,7 +132,8 @@ def test_an_exported_detector_trains_on_from_its_own_weights(tmp_path: Path) -> 
     x = torch.rand(1, 64, 96, 3) * 255
     with torch.no_grad():
         assert torch.allclose(net.eval()(x), trained(x), atol=1e-4)
-    _frozen_norms(net)
+    net.train()
+    freeze_norms(net)
     norm = next(m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d))
     before = norm.running_mean.clone()
     net(x).sum().backward()
