@@ -48,6 +48,22 @@ def test_decode_joins_the_cells_that_vote_alike_and_parts_those_that_do_not() ->
     assert len(decode(maps, threshold=0.3)) == 3
 
 
+def test_decode_finds_each_corner_once_however_many_votes_a_frame_holds() -> None:
+    """A frame of 120 corners, two cells each, the surer cells first: several blocks of votes, and each
+    corner's second cell is claimed by its first however far apart the two fall in the order."""
+    maps = np.zeros((6, 40, 60), np.float32)
+    maps[5] = math.log(64 / WIDTH_UNIT)
+    maps[3] = 1.0
+    spots = [(gy, gx) for gy in range(2, 40, 4) for gx in range(2, 60, 5)]
+    for k, (gy, gx) in enumerate(spots):
+        maps[0, gy, gx], maps[0, gy, gx + 1] = 0.99 - k * 0.001, 0.6 - k * 0.001
+        maps[1, gy, gx], maps[1, gy, gx + 1] = 0.5, -0.5
+    found = decode(maps, threshold=0.3)
+    assert len(found) == len(spots) == 120         # 240 votes: four blocks
+    assert sorted((round(c.y, 3), round(c.x, 3)) for c in found) == sorted(
+        ((gy + 0.5) * STRIDE - 0.5, (gx + 1) * STRIDE - 0.5) for gy, gx in spots)   # both cells vote gx + 0.5
+
+
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
 def test_a_corner_found_at_any_size_lies_where_the_card_lies() -> None:
     """The same card, in a frame the detector shrinks and in one it enlarges: its corner comes back in

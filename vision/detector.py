@@ -62,6 +62,8 @@ _SAME = 0.12
 """Votes this close (a share of the card's width) are one corner: two cards in a row lie further apart."""
 _ALIKE = math.cos(math.radians(40))
 """... and turned alike within 40 degrees."""
+_BLOCK = 64
+"""Votes whose neighbours are found at once (a block's rows against every vote)."""
 _PAIR_OFF = 1.33
 """A partner may lie this many times nearer or farther than a corner's own width puts it: a corner's
 look at a small card can be a fifth off; a row's next card, whose corner lies on the same edge line
@@ -110,25 +112,33 @@ def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner
     gy, gx = np.nonzero(heat >= threshold)
     if not len(gy):
         return []
-    score = heat[gy, gx]
+    score, cos, sin = (maps[c, gy, gx].astype(np.float64) for c in (0, 3, 4))
     vx, vy = gx + maps[1, gy, gx], gy + maps[2, gy, gx]
-    cos, sin = maps[3, gy, gx], maps[4, gy, gx]
     width = WIDTH_UNIT * np.exp(np.minimum(maps[5, gy, gx], 6.0)) / STRIDE
-    # Each vote weighted by its cell's score, summed over a corner's votes at once.
-    weighted = np.stack([vx, vy, sin, cos, np.log(width), np.ones_like(vx)]) * score
-    free = np.ones(len(gy), bool)
-    out = []
-    for i in np.argsort(-score):
-        if not free[i]:
-            continue
-        near = free & ((vx - vx[i]) ** 2 + (vy - vy[i]) ** 2 <= (_SAME * width[i]) ** 2) \
-            & (cos * cos[i] + sin * sin[i] > _ALIKE)
-        near[i] = True
-        free &= ~near
-        x, y, s, c, log_w = (weighted[:5, near].sum(axis=1) / weighted[5, near].sum()).tolist()
-        out.append(CardCorner((x + 0.5) * STRIDE - 0.5, (y + 0.5) * STRIDE - 0.5, math.atan2(s, c),
-                              math.exp(log_w) * STRIDE, float(score[i])))
-    return out
+    # Which corner each vote joins: the surest free vote starts one, and takes the free votes near it.
+    # Neighbours are worked out for a block of votes at a time (all at once would be a square matrix
+    # as large as the frame is noisy).
+    order = np.argsort(-score)
+    joins = np.full(len(gy), -1)
+    seeds: list[int] = []
+    for start in range(0, len(order), _BLOCK):
+        block = order[start:start + _BLOCK]
+        block = block[joins[block] < 0]             # those not taken by the blocks before
+        reach = ((vx[None, :] - vx[block, None]) ** 2 + (vy[None, :] - vy[block, None]) ** 2
+                 <= (_SAME * width[block, None]) ** 2) & (cos[None, :] * cos[block, None] + sin[None, :] * sin[block, None] > _ALIKE)
+        for i, near in zip(block.tolist(), reach):
+            if joins[i] >= 0:
+                continue
+            near &= joins < 0
+            near[i] = True
+            joins[near] = len(seeds)
+            seeds.append(i)
+    # Each corner is its votes' mean, each vote weighted by its cell's score.
+    total = np.bincount(joins, weights=score, minlength=len(seeds))
+    x, y, s, c, log_w = ((np.bincount(joins, weights=v * score, minlength=len(seeds)) / total).tolist()
+                         for v in (vx, vy, sin, cos, np.log(width)))
+    return [CardCorner((x[k] + 0.5) * STRIDE - 0.5, (y[k] + 0.5) * STRIDE - 0.5, math.atan2(s[k], c[k]),
+                       math.exp(log_w[k]) * STRIDE, float(score[i])) for k, i in enumerate(seeds)]
 
 
 def sized_alike(corners: list[CardCorner]) -> list[CardCorner]:
@@ -325,7 +335,9 @@ class CardDetector:
         scale = size / max(full_h, full_w)
         # A grid of whole cells: each side a multiple of the network's coarsest stride (32).
         gw, gh = max(32, round(w * scale / 32) * 32), max(32, round(h * scale / 32) * 32)
-        small = cv2.resize(frame_bgr, (gw, gh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        # Area averaging where the look shrinks the frame by more than half (a photo); down to half,
+        # bilinear sampling averages nearly as much and costs a fifth (1.3 ms against 5.6, 1280x720 to 640x352).
+        small = cv2.resize(frame_bgr, (gw, gh), interpolation=cv2.INTER_AREA if scale < 0.5 else cv2.INTER_LINEAR)
         if gain != 1.0:
             small = cv2.convertScaleAbs(small, alpha=gain)
         maps = self._session.run(None, {"frame": small[None].astype(np.float32)})[0][0]

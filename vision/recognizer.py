@@ -112,8 +112,8 @@ class _Looks(NamedTuple):
     """One card seen close up (worked out only where asked for)."""
     any_size: Callable[[], list[_detect.Hypothesis]]
     """Every corner at every card size (worked out only where asked for)."""
-    value: np.ndarray
-    """The working whiteness, for :func:`~vision._detect.snap_edges`."""
+    value: np.ndarray | None
+    """The working whiteness, for :func:`~vision._detect.snap_edges` (None without the geometry)."""
     to_frame: np.ndarray
     """The map from working to frame pixels."""
 
@@ -240,7 +240,7 @@ class Recognizer:
                 if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
                                     else self.min_confidence)]
 
-    def _candidates(self, frame: np.ndarray, hyps: list[_detect.Hypothesis], value: np.ndarray,
+    def _candidates(self, frame: np.ndarray, hyps: list[_detect.Hypothesis], value: np.ndarray | None,
                     to_frame: np.ndarray) -> tuple[list[_Candidate], list[_Candidate]]:
         """The hypotheses read: cards seen by their own corners, and cards filling the picture."""
         if not hyps:
@@ -250,10 +250,11 @@ class Recognizer:
         # A hypothesis moved onto the card's edges replaces the original where it reads a card better
         # (tried only where the original's read is in doubt, and only beside the geometry: alone, the
         # detector's corners lie on the card's corner already, and moved along a row's edges they read
-        # the next card's index askew).
-        doubt = [i for i, h in enumerate(hyps)
-                 if h.corner >= 0 and float(own[i, :_NONE].max()) < _DECISIVE] if self.geometry else []
-        moved = [(i, s) for i, s in zip(doubt, _detect.snap_edges([hyps[i] for i in doubt], value)) if s is not None]
+        # the next card's index askew; ``value`` is None then).
+        moved: list[tuple[int, _detect.Hypothesis]] = []
+        if value is not None:
+            doubt = [i for i, h in enumerate(hyps) if h.corner >= 0 and float(own[i, :_NONE].max()) < _DECISIVE]
+            moved = [(i, s) for i, s in zip(doubt, _detect.snap_edges([hyps[i] for i in doubt], value)) if s is not None]
         if moved:
             alt_mats = [to_frame @ s.card_to_work for _, s in moved]
             alt = self._read(frame, alt_mats)
@@ -343,7 +344,7 @@ class Recognizer:
         """
         looks = self._hypotheses(check_frame(frame_bgr))
         hyps = looks.table + looks.close_up()
-        snapped = _detect.snap_edges([h for h in hyps if h.corner >= 0], looks.value)
+        snapped = [] if looks.value is None else _detect.snap_edges([h for h in hyps if h.corner >= 0], looks.value)
         return [looks.to_frame @ h.card_to_work for h in hyps + [s for s in snapped if s is not None]]
 
     def _hypotheses(self, frame: np.ndarray) -> _Looks:
@@ -353,25 +354,22 @@ class Recognizer:
         scale = min(1.0, self.work_size / max(h, w))
         if max(h, w) * scale < 480:
             scale = 480 / max(h, w)   # enlarge thumbnails so that pixel tolerances stay meaningful
-        if scale != 1.0:
-            # Area averaging only where it matters (big photos): a camera frame shrunk
-            # by a quarter loses nothing to bilinear sampling, which costs far less.
-            work = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))),
-                              interpolation=cv2.INTER_AREA if scale < 0.6 else cv2.INTER_LINEAR)
-        else:
-            work = frame
-        wh, ww = work.shape[:2]
+        ww, wh = (max(1, round(w * scale)), max(1, round(h * scale))) if scale != 1.0 else (w, h)
         sx, sy = ww / w, wh / h
         # Pixel centres: frame x = (work x + 0.5) / sx - 0.5.
         to_frame = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
+        if not self.geometry:
+            # The learned corners alone, read as surely as any card: there is no frame geometry to
+            # second (__init__ refuses geometry=False without a detector), nor a working image to make.
+            learned = self._learned(frame, to_frame, sx)
+            return _Looks(learned + _detect.frame_hypotheses(ww, wh), list, list, None, to_frame)
+        # Area averaging only where it matters (big photos): a camera frame shrunk
+        # by a quarter loses nothing to bilinear sampling, which costs far less.
+        work = cv2.resize(frame, (ww, wh), interpolation=cv2.INTER_AREA if scale < 0.6 else cv2.INTER_LINEAR) \
+            if scale != 1.0 else frame
         long_side = max(wh, ww)
         lit = _detect.brightened(work)
         value = _detect.evened(_detect.whiteness(lit), lit)
-        if not self.geometry:
-            # The learned corners alone, read as surely as any card: there is no frame geometry to
-            # second (__init__ refuses geometry=False without a detector).
-            learned = self._learned(frame, value, to_frame, sx, doubtful=False)
-            return _Looks(learned + _detect.frame_hypotheses(ww, wh), list, list, value, to_frame)
         mask = _detect.card_mask(value)
         min_edge, epsilon = 0.009 * long_side, max(1.5, 0.0022 * long_side)
         found = _detect.outlines(mask)
@@ -414,7 +412,7 @@ class Recognizer:
             # The learned detector's corners, each taken as a card's top-left one, join the geometry's
             # where the geometry has none of its own.  Each must be read surely (a blank slip's corner
             # can pass for an index).
-            hyps += self._learned(frame, value, to_frame, sx, doubtful=True, known=hyps)
+            hyps += self._learned(frame, to_frame, sx, beside=(value, hyps))
 
         def close_up() -> list[_detect.Hypothesis]:
             """One card close up, wider than a table's cards can be: sized by its own measured edges
@@ -436,33 +434,37 @@ class Recognizer:
 
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
-    def _learned(self, frame: np.ndarray, value: np.ndarray, to_frame: np.ndarray, sx: float, *,
-                 doubtful: bool, known: list[_detect.Hypothesis] | None = None) -> list[_detect.Hypothesis]:
+    def _learned(self, frame: np.ndarray, to_frame: np.ndarray, sx: float, *,
+                 beside: tuple[np.ndarray, list[_detect.Hypothesis]] | None = None) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
-        top-left one.  Beside the geometry (``doubtful``): none of a card ``known`` already (where
-        given), those with ink at the index, each card once; the detector sees cards where the
-        geometry's whiteness cannot (a white card on a white desk, a glossy cloth), so no mask may hold
-        them back, only ink at the index may.  Alone: every one, and at the table's card width too
-        (:func:`~vision.detector.sized_alike`)."""
+        top-left one.
+
+        Beside the geometry (``beside``: its working whiteness and its hypotheses), none of a card it
+        has already, those with ink at the index, each card once, each read surely: the detector sees
+        cards where the geometry's whiteness cannot (a white card on a white desk, a glossy cloth), so
+        no mask may hold them back, only ink at the index may.  Alone: every one, and at the table's
+        card width too (:func:`~vision.detector.sized_alike`).
+        """
         assert self.detector is not None
         back = np.linalg.inv(to_frame)
 
-        def hypotheses(corners: list[CardCorner]) -> list[_detect.Hypothesis]:
+        def hypotheses(corners: list[CardCorner], doubtful: bool) -> list[_detect.Hypothesis]:
             return [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, i, measured=1, doubtful=doubtful,
                                        learned=True) for i, c in enumerate(corners)]
 
+        if beside is None:
+            # Every corner is read, and each variant of it (paired, at the table's width): the reader's
+            # none answers for those that hold no index, and of alike variants the surest read wins
+            # (unique would keep the first, a row's corner askew before its pair's measured copy).
+            return hypotheses(sized_alike(self.detector.find(frame)), doubtful=False)
+        value, known = beside
+
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
-            fresh = _detect.new_to(_detect.look_like_index(hypotheses(corners), value, None), known or [], anyhow=True)
+            fresh = _detect.new_to(_detect.look_like_index(hypotheses(corners, True), value, None), known, anyhow=True)
             return [corners[h.corner] for h in fresh]
 
-        found = self.detector.find(frame, unseen=unseen if known is not None else None)
-        if not doubtful:
-            # Alone, every corner is read, and each variant of it (paired, at the table's width): the
-            # reader's none answers for those that hold no index, and of alike variants the surest read
-            # wins (unique would keep the first, a row's corner askew before its pair's measured copy).
-            return hypotheses(sized_alike(found))
-        learned = _detect.unique(_detect.look_like_index(hypotheses(found), value, None))
-        return learned if known is None else _detect.new_to(learned, known)
+        found = self.detector.find(frame, unseen=unseen)
+        return _detect.new_to(_detect.unique(_detect.look_like_index(hypotheses(found, True), value, None)), known)
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float,
