@@ -354,7 +354,7 @@ class Recognizer:
         scale = min(1.0, self.work_size / max(h, w))
         if max(h, w) * scale < 480:
             scale = 480 / max(h, w)   # enlarge thumbnails so that pixel tolerances stay meaningful
-        ww, wh = (max(1, round(w * scale)), max(1, round(h * scale))) if scale != 1.0 else (w, h)
+        ww, wh = max(1, round(w * scale)), max(1, round(h * scale))
         sx, sy = ww / w, wh / h
         # Pixel centres: frame x = (work x + 0.5) / sx - 0.5.
         to_frame = np.array([[1 / sx, 0, 0.5 / sx - 0.5], [0, 1 / sy, 0.5 / sy - 0.5], [0, 0, 1]])
@@ -365,8 +365,8 @@ class Recognizer:
             return _Looks(learned + _detect.frame_hypotheses(ww, wh), list, list, None, to_frame)
         # Area averaging only where it matters (big photos): a camera frame shrunk
         # by a quarter loses nothing to bilinear sampling, which costs far less.
-        work = cv2.resize(frame, (ww, wh), interpolation=cv2.INTER_AREA if scale < 0.6 else cv2.INTER_LINEAR) \
-            if scale != 1.0 else frame
+        work = frame if scale == 1.0 else cv2.resize(
+            frame, (ww, wh), interpolation=cv2.INTER_AREA if scale < 0.6 else cv2.INTER_LINEAR)
         long_side = max(wh, ww)
         lit = _detect.brightened(work)
         value = _detect.evened(_detect.whiteness(lit), lit)
