@@ -11,7 +11,8 @@ decks, no photograph.  Steps, each printing its progress:
    cells about the corner (cross-entropy), and from each of them the offset
    to the corner, the direction of the edge leaving it clockwise as
    (cos, sin) and the log of the card's width (L1), so that every corner
-   cell votes where its corner lies;
+   cell votes where its corner lies, and whether the corner is one that holds
+   an index (cross-entropy), so that the reader reads only those;
 3. report recall and precision of the corners found on the held-out decks'
    scenes after each epoch;
 4. export to ONNX with the normalisation inside the graph, and check that
@@ -38,7 +39,7 @@ import numpy as np
 
 from models.decks import HELD_OUT, load_all
 from models.train import CACHE, _in_workers, folded_weights, freeze_norms, predict, save_with_metadata
-from vision.detector import STRIDE, WIDTH_UNIT, CardCorner, decode
+from vision.detector import MAPS, STRIDE, WIDTH_UNIT, CardCorner, decode
 
 if TYPE_CHECKING:  # torch is training-only: imported where it is used
     import torch
@@ -48,8 +49,8 @@ ROOT = Path(__file__).resolve().parent
 OUTPUT = ROOT / "detector.onnx"
 SCENE = 256
 """Training scenes are this many pixels square (the network is fully convolutional: any frame size runs)."""
-OUTPUTS = 6
-"""Index probability, x and y offsets to the index point, cos and sin of the card's x axis, log width."""
+OUTPUTS = MAPS
+"""The maps the network gives (``vision.detector.MAPS`` says what each is)."""
 REGION = (0.07, 0.07)
 """Half-extent of the region about a corner each cell of which is taught as that corner: shares of
 the card's width along its two edges."""
@@ -95,17 +96,18 @@ def scenes(names: list[str], count: int, *, seed: int, workers: int) -> tuple[np
 def encode(targets: np.ndarray, unsure: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One scene's training maps on its ``size / STRIDE`` grid: the corner map (1 on the cells within
     ``REGION`` of a corner, along its edges; the nearest cell at least), the weight of each cell in its
-    loss (0 around an unsure corner) and the regression targets on the corner cells (5 channels: the
-    offset in cells to the corner, the edge's cos and sin, the log width; NaN elsewhere)."""
+    loss (0 around an unsure corner) and the targets on the corner cells (6 channels: the offset in
+    cells to the corner, the edge's cos and sin, the log width, 1 for an index corner and 0 for a plain
+    one; NaN elsewhere)."""
     g = size // STRIDE
     heat = np.zeros((g, g), np.float32)
     weight = np.ones((g, g), np.float32)
-    reg = np.full((5, g, g), np.nan, np.float32)
+    reg = np.full((OUTPUTS - 1, g, g), np.nan, np.float32)
     yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
     for x, y, w in unsure:
         r = max(1.0, 0.2 * w / STRIDE)
         weight[(xx - (x + 0.5) / STRIDE + 0.5) ** 2 + (yy - (y + 0.5) / STRIDE + 0.5) ** 2 <= r * r] = 0.0
-    for x, y, angle, w in targets:
+    for x, y, angle, w, index in targets:
         cx, cy = (x + 0.5) / STRIDE - 0.5, (y + 0.5) / STRIDE - 0.5
         c, s = math.cos(angle), math.sin(angle)
         u, v = (xx - cx) * c + (yy - cy) * s, -(xx - cx) * s + (yy - cy) * c
@@ -118,6 +120,7 @@ def encode(targets: np.ndarray, unsure: np.ndarray, size: int) -> tuple[np.ndarr
         weight[inside] = 1.0
         reg[0][inside], reg[1][inside] = cx - xx[inside], cy - yy[inside]
         reg[2][inside], reg[3][inside], reg[4][inside] = c, s, math.log(w / WIDTH_UNIT)
+        reg[5][inside] = index
     return heat, weight, reg
 
 
@@ -152,7 +155,7 @@ def build_net(channels: tuple[int, int, int] = (24, 48, 96)) -> nn.Module:
                 self.head.bias[0] = -4.0   # few cells hold a corner: start the heat low
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            # N x H x W x 3 BGR 0..255 in, N x 6 x H/4 x W/4 out (heat as a probability).
+            # N x H x W x 3 BGR 0..255 in, N x 7 x H/4 x W/4 out (heat and index as probabilities).
             x = x.permute(0, 3, 1, 2) * self.scale - 0.5
             f4 = self.s4(self.stem(x))
             f8 = self.s8(f4)
@@ -163,44 +166,49 @@ def build_net(channels: tuple[int, int, int] = (24, 48, 96)) -> nn.Module:
             u8 = self.up8(f8 + up(u16, size=f8.shape[2:], mode="nearest"))
             u4 = self.up4(f4 + up(u8, size=f4.shape[2:], mode="nearest"))
             out = self.head(u4)
-            return torch.cat([torch.sigmoid(out[:, :1]), out[:, 1:]], dim=1)
+            return torch.cat([torch.sigmoid(out[:, :1]), out[:, 1:6], torch.sigmoid(out[:, 6:])], dim=1)
 
     return Net()
 
 
 def loss_of(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: torch.Tensor) -> torch.Tensor:
     """Binary cross-entropy on the corner map (corner cells weigh ``POSITIVE_WEIGHT``: they are few),
-    L1 on the regression where a corner is."""
+    L1 on the regression and cross-entropy on the index map where a corner is."""
     import torch
 
     p = out[:, 0].clamp(1e-4, 1 - 1e-4)
     w = weight * (1 + (POSITIVE_WEIGHT - 1) * heat)
     bce = -(heat * torch.log(p) + (1 - heat) * torch.log(1 - p)) * w
     have = ~torch.isnan(reg[:, 0])
-    r = out[:, 1:].permute(0, 2, 3, 1)[have]
-    t = reg.permute(0, 2, 3, 1)[have]
+    r = out[:, 1:6].permute(0, 2, 3, 1)[have]
+    t = reg[:, :5].permute(0, 2, 3, 1)[have]
     reg_loss = (r - t).abs().mean(dim=0) if len(t) else out.new_zeros(5)
-    return 20 * bce.sum() / w.sum() + reg_loss[:2].sum() * 0.5 + reg_loss[2:4].sum() + reg_loss[4]
+    q, index = out[:, 6][have].clamp(1e-4, 1 - 1e-4), reg[:, 5][have]
+    index_loss = -(index * torch.log(q) + (1 - index) * torch.log(1 - q)).mean() if len(t) else out.new_zeros(())
+    return 20 * bce.sum() / w.sum() + reg_loss[:2].sum() * 0.5 + reg_loss[2:4].sum() + reg_loss[4] + 2 * index_loss
 
 
 def score(found: list[list[CardCorner]], truth: list[np.ndarray]) -> dict[str, float]:
     """Recall and precision of found corners: a match lies within a fifth of the card's width, its
-    angle within 20 degrees and its width within a quarter."""
-    hits = tp = n_found = n_true = 0
+    angle within 20 degrees and its width within a quarter; and of the matches, the share whose
+    index map (at 0.5) tells an index corner from a plain one rightly."""
+    hits = tp = told = n_found = n_true = 0
     for f, t in zip(found, truth):
         n_found += len(f)
         n_true += len(t)
         used: set[int] = set()
-        for x, y, angle, w, _ in f:
-            for j, (tx, ty, ta, tw) in enumerate(t):
+        for x, y, angle, w, _, index in f:
+            for j, (tx, ty, ta, tw, ti) in enumerate(t):
                 d_angle = abs((angle - ta + math.pi) % (2 * math.pi) - math.pi)
                 if (j not in used and math.hypot(x - tx, y - ty) < 0.2 * tw and d_angle < math.radians(20)
                         and abs(math.log(w / tw)) < math.log(1.25)):
                     used.add(j)
                     tp += 1
+                    told += (index >= 0.5) == (ti >= 0.5)
                     break
         hits += len(used)
-    return {"recall": hits / max(1, n_true), "precision": tp / max(1, n_found), "corners": n_true}
+    return {"recall": hits / max(1, n_true), "precision": tp / max(1, n_found), "index": told / max(1, tp),
+            "corners": n_true}
 
 
 def export(net: nn.Module, path: Path, size: int) -> None:
@@ -217,7 +225,8 @@ def export(net: nn.Module, path: Path, size: int) -> None:
     save_with_metadata(tmp, path, {
         "stride": str(STRIDE), "width_unit": str(WIDTH_UNIT),
         "input": "1 x H x W x 3 float32, BGR values 0..255 (normalised inside)",
-        "output": "1 x 6 x H/4 x W/4: corner probability, dx, dy, cos, sin, log(width / width_unit)"})
+        "output": "1 x 7 x H/4 x W/4: corner probability, dx, dy, cos, sin, log(width / width_unit), "
+                  "index probability"})
     with torch.no_grad():
         want = net(sample).numpy()
     got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"frame": sample.numpy()})[0]
@@ -230,7 +239,8 @@ def load_shipped(net: nn.Module, path: Path) -> None:
 
     The export folds each batch norm into its convolution; the norms are set to pass the folded
     bias through, a fixed shift, and must keep those statistics while training on from here
-    (:func:`~models.train.freeze_norms`).
+    (:func:`~models.train.freeze_norms`).  A model with fewer maps than ``OUTPUTS`` (one made before
+    the index map) gives the head's first maps; the others start at nothing, even odds.
     """
     import torch
     from torch import nn
@@ -239,19 +249,24 @@ def load_shipped(net: nn.Module, path: Path) -> None:
     modules = list(net.modules())
     convs = [(m, modules[i + 1] if i + 1 < len(modules) and isinstance(modules[i + 1], nn.BatchNorm2d) else None)
              for i, m in enumerate(modules) if isinstance(m, nn.Conv2d)]
-    if len(folded) != len(convs) or any(c.weight.shape != w.shape for (c, _), (w, _) in zip(convs, folded)):
+    head = convs[-1][0].weight.shape
+    if (len(folded) != len(convs) or any(c.weight.shape != w.shape for (c, _), (w, _) in zip(convs[:-1], folded))
+            or folded[-1][0].shape[0] > head[0] or folded[-1][0].shape[1:] != head[1:]):
         raise ValueError(f"{path}: its convolutions do not fit a network of these channels")
     with torch.no_grad():
         for (conv, norm), (w, b) in zip(convs, folded):
+            if norm is None:   # the head: its first maps, the rest at nothing
+                conv.weight.zero_()
+                conv.bias.zero_()
+                conv.weight[:len(w)] = torch.tensor(w)
+                conv.bias[:len(b)] = torch.tensor(b)
+                continue
             conv.weight.copy_(torch.tensor(w))
-            if norm is None:
-                conv.bias.copy_(torch.tensor(b))
-            else:
-                norm.weight.fill_(1.0)
-                norm.bias.copy_(torch.tensor(b))
-                norm.running_mean.zero_()
-                norm.running_var.fill_(1.0 - norm.eps)
-                norm.requires_grad_(False)
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.tensor(b))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+            norm.requires_grad_(False)
 
 
 def _room_light(x: torch.Tensor) -> torch.Tensor:
@@ -378,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         found = [decode(m) for m in predict(net, held_images, batch=64)]
         s = score(found, held_targets)
         print(f"3/4 epoch {epoch + 1}: loss {total / n_steps:.3f}; held-out decks recall {s['recall']:.3f} "
-              f"precision {s['precision']:.3f} ({s['corners']} corners)", flush=True)
+              f"precision {s['precision']:.3f} index told {s['index']:.3f} ({s['corners']} corners)", flush=True)
         export(net, args.output, SCENE)   # each epoch's weights, so that a stopped run leaves a model
     print(f"4/4 exported {args.output}", flush=True)
     print(f"    done in {(time.time() - t0) / 60:.1f} min", flush=True)

@@ -10,8 +10,10 @@ then lit unevenly, shaded, blurred, noised and JPEG-compressed.
 
 What the detector learns is each face-up card's four *corners*, each seen
 as if it were the card's top-left one: where it lies, the direction of the
-edge that leaves it clockwise (for the top-left corner, the card's x axis)
-and the card's width.  The corner reader then says which two hold an index.
+edge that leaves it clockwise (for the top-left corner, the card's x axis),
+the card's width, and whether it is one of the two that hold an index (the
+top-left and bottom-right), so that the corner reader is asked only about
+those.
 A corner whose ``CORNER_BOX`` is less than ``SEEN`` visible is no target; one
 between ``HIDDEN`` and ``SEEN``, or a face-down card's, is neither target nor
 background (no detector can be asked to say either way).
@@ -21,7 +23,7 @@ background (no detector can be asked to say either way).
 >>> synth = SceneSynth([Deck("plain", {"AS": face}, None)], seed=1)
 >>> image, targets, unsure = synth.draw(160)
 >>> image.shape, targets.shape[1], unsure.shape[1]
-((160, 160, 3), 4, 3)
+((160, 160, 3), 5, 3)
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ _AS_TOP_LEFT = (
 )
 """Card units with each corner in turn (top-left, top-right, bottom-right, bottom-left) as the origin
 and the edge leaving it clockwise as the x axis -> the card's own units."""
+_INDEX_CORNERS = (0, 2)
+"""Of ``_AS_TOP_LEFT``, the corners a deck prints its index at (top-left, bottom-right)."""
 
 
 def read_gimp_pattern(path: Path) -> np.ndarray | None:
@@ -235,9 +239,10 @@ class SceneSynth:
         return cv2.getPerspectiveTransform(dst, src).astype(np.float64)
 
     def draw(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """An ``n`` x ``n`` scene; its targets ``(k, 4)``: x, y (image px), the angle of the edge
-        leaving the corner clockwise (radians) and the card's width (px) at each visible corner of a
-        face-up card; and its unsure corners ``(m, 3)``: x, y and width, to be left out of the loss."""
+        """An ``n`` x ``n`` scene; its targets ``(k, 5)``: x, y (image px), the angle of the edge
+        leaving the corner clockwise (radians), the card's width (px) and 1 for an index corner (0 for
+        a plain one) at each visible corner of a face-up card; and its unsure corners ``(m, 3)``: x, y
+        and width, to be left out of the loss."""
         rng = self.rng
         width = math.exp(rng.uniform(math.log(0.06 * n), math.log(0.8 * n)))
         camera = self._camera(n)
@@ -259,17 +264,17 @@ class SceneSynth:
         canvas = _photometric(canvas, rng, strength=rng.uniform(0.3, 1.2))
         targets, unsure = [], []
         for i, h, face_up in cards:
-            for turn in _AS_TOP_LEFT:
+            for k, turn in enumerate(_AS_TOP_LEFT):
                 corner = h @ turn
                 x, y, angle, w = _corner_pose(corner)
                 if not (0 <= x < n and 0 <= y < n):
                     continue
                 seen = _seen(corner, owner, i)
                 if face_up and seen >= SEEN and w >= 10:
-                    targets.append((x, y, angle, w))
+                    targets.append((x, y, angle, w, float(k in _INDEX_CORNERS)))
                 elif seen > HIDDEN:
                     unsure.append((x, y, w))
-        return (canvas, np.array(targets, np.float32).reshape(-1, 4), np.array(unsure, np.float32).reshape(-1, 3))
+        return (canvas, np.array(targets, np.float32).reshape(-1, 5), np.array(unsure, np.float32).reshape(-1, 3))
 
     def _distractor(self, canvas: np.ndarray, owner: np.ndarray, width: float) -> None:
         """A hand, a chip stack or a restyled card face half turned: something over the cards."""

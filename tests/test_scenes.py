@@ -37,7 +37,26 @@ def test_scenes_label_each_visible_corner_and_draw_the_same_for_a_seed() -> None
         assert np.array_equal(image, again) and np.array_equal(targets, targets_b)
         assert np.all((targets[:, :2] >= 0) & (targets[:, :2] < 192))
         assert np.all(targets[:, 3] >= 10)   # too small a card is left out, not taught
+        assert set(targets[:, 4].tolist()) <= {0.0, 1.0}   # an index corner or a plain one
         assert unsure.shape[1] == 3
+
+
+def test_of_a_cards_four_corners_the_top_left_and_bottom_right_hold_its_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone upright card wholly in the picture: four targets, clockwise from its top-left, each
+    pointing along the edge leaving it clockwise; the first and third are its index corners."""
+    synth = SceneSynth([_deck()], seed=3)
+    width = 60.0
+    monkeypatch.setattr(synth, "_layout", lambda n, w: [np.array([[width / 250, 0, 50.0], [0, width / 250, 40.0], [0, 0, 1.0]])])
+    monkeypatch.setattr(synth, "_camera", lambda n: np.eye(3))
+    synth.rng = np.random.default_rng(11)   # a face-up card, no hand or chip over it
+    for _ in range(20):
+        _, targets, _ = synth.draw(192)
+        if len(targets) == 4:
+            break
+    assert len(targets) == 4
+    assert np.allclose(targets[:, :2], [(50, 40), (110, 40), (110, 124), (50, 124)], atol=0.5)
+    assert np.allclose(np.degrees(targets[:, 2]) % 360, (0, 90, 180, 270), atol=0.5)
+    assert targets[:, 4].tolist() == [1.0, 0.0, 1.0, 0.0]
 
 
 def test_a_covered_corner_is_not_seen() -> None:
@@ -54,15 +73,17 @@ def test_a_covered_corner_is_not_seen() -> None:
 
 def test_targets_encode_as_index_regions_that_vote_for_their_pose() -> None:
     """A corner whose clockwise edge points down the frame, of a card 64 px wide: the cells about it
-    are corner cells, each pointing back to the corner; an unsure corner's cells weigh nothing."""
-    targets = np.array([[41.5, 21.5, math.pi / 2, 64.0]], np.float32)
+    are corner cells, each pointing back to the corner and saying it holds an index; a plain corner's
+    cells say it holds none; an unsure corner's cells weigh nothing."""
+    targets = np.array([[41.5, 21.5, math.pi / 2, 64.0, 1.0], [81.5, 61.5, 0.0, 64.0, 0.0]], np.float32)
     unsure = np.array([[100.0, 100.0, 60.0]], np.float32)
     heat, weight, reg = encode(targets, unsure, 128)
     g = 128 // STRIDE
-    assert heat.shape == weight.shape == (g, g) and reg.shape == (5, g, g)
+    assert heat.shape == weight.shape == (g, g) and reg.shape == (6, g, g)
     assert heat[5, 10] == heat[5, 11] == heat[6, 10] == 1.0
     assert heat[5, 13] == heat[8, 10] == 0.0
-    assert np.allclose(reg[:, 5, 10], (0.0, 0.0, 0.0, 1.0, math.log(2.0)), atol=1e-6)
+    assert np.allclose(reg[:, 5, 10], (0.0, 0.0, 0.0, 1.0, math.log(2.0), 1.0), atol=1e-6)
+    assert reg[5, 15, 20] == 0.0
     assert np.allclose(reg[:2, 5, 11], (-1.0, 0.0), atol=1e-6)
     assert weight[24, 24] == 0.0 and weight[0, 0] == 1.0
     assert np.isnan(reg[0, 0, 0])
@@ -96,7 +117,7 @@ def test_a_training_step_and_the_export_run_on_the_device_given(tmp_path: Path) 
     device = torch.device("cpu")
     net = build_net((8, 16, 24)).to(device)
     heat, weight, reg = (torch.from_numpy(m)[None].to(device)
-                         for m in encode(np.array([[40.0, 50.0, 0.3, 64.0]]), np.zeros((0, 3)), SCENE))
+                         for m in encode(np.array([[40.0, 50.0, 0.3, 64.0, 1.0]]), np.zeros((0, 3)), SCENE))
     x = torch.rand(1, SCENE, SCENE, 3, device=device) * 255
     loss = loss_of(net(x), heat, weight, reg)
     loss.backward()
@@ -157,3 +178,30 @@ def test_a_rooms_light_tints_and_shades_windows_each_its_own_way() -> None:
     assert (red_over_blue - 1).abs().lt(1e-6).float().mean().item() > 0.25   # four in ten keep their colour
     spread = lit.amax(dim=(1, 2, 3)) / lit.amin(dim=(1, 2, 3)).clamp(min=1)
     assert 0.15 < (spread > 1.3).float().mean().item() < 0.5
+
+
+def test_a_detector_made_before_the_index_map_trains_on_with_its_maps_and_even_odds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--init`` from a model of six maps: those six come back as they were, and the index map starts
+    at even odds everywhere.  (Needs the training extra.)"""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import models.detector
+    from models.detector import build_net, export, load_shipped
+
+    torch.manual_seed(0)
+    with monkeypatch.context() as m:
+        m.setattr(models.detector, "OUTPUTS", 6)
+        before = build_net((8, 16, 24))
+        with torch.no_grad():   # norms that are not the identity, as after training
+            for norm in (n for n in before.modules() if isinstance(n, torch.nn.BatchNorm2d)):
+                norm.running_var.uniform_(0.5, 2.0)
+                norm.bias.uniform_(-0.2, 0.2)
+        export(before.eval(), tmp_path / "six.onnx", 64)
+    net = build_net((8, 16, 24))
+    load_shipped(net, tmp_path / "six.onnx")
+    x = torch.rand(1, 64, 96, 3) * 255
+    with torch.no_grad():
+        got, want = net.eval()(x), before(x)
+    assert got.shape[1] == 7 and want.shape[1] == 6
+    assert torch.allclose(got[:, :6], want, atol=1e-4) and torch.allclose(got[:, 6], torch.full_like(got[:, 6], 0.5))

@@ -962,14 +962,12 @@ def on_cards(hyps: list[Hypothesis], filled: np.ndarray, *, min_share: float = 0
 
 
 _INK = np.array([[x, y, 1.0] for x in (8, 16, 24, 32, 40) for y in (12, 26, 40, 54, 68, 82, 96, 110)]).T
-_INK_GRID = (5, 8)
-"""``_INK``'s samples as columns (x) by rows (y)."""
 _MARGIN = np.array([[x, 9, 1.0] for x in (50, 62, 74, 86, 98)] + [[9, y, 1.0] for y in (125, 140, 155, 170, 185)]).T
 """Card units along the top and left edges, just beside the index (which a few pixels'
 error in the outline would otherwise put under the samples)."""
 
 
-def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray | None) -> list[Hypothesis]:
+def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray) -> list[Hypothesis]:
     """The hypotheses whose corner looks like a printed index: a white margin, some ink inside it.
 
     A cheap look before the classifier's.  Along the card's edges, just
@@ -978,12 +976,9 @@ def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray 
     the brightest of them (a corner of table, chip or carpet has no such
     margin).  Where the rank and suit are printed, some samples (3 to 65
     percent) are ink, 35 levels or more darker than that white (a plain
-    corner of a card, or a blank slip of paper, has none).  With no
-    ``mask`` (corners found where the mask may not see the card: a white
-    card on a white desk) the margin need only be even, and the ink must be
-    a glyph, across two rows and two columns of samples at least, not one
-    straight line: the edge of a blank slip seen by a corner placed a
-    little off it.
+    corner of a card, or a blank slip of paper, has none).  The learned
+    detector's corners need no such look: its index map says which hold one
+    (:mod:`vision.detector`).
     """
     if not hyps:
         return []
@@ -1001,17 +996,12 @@ def look_like_index(hyps: list[Hypothesis], value: np.ndarray, mask: np.ndarray 
     ranked, at = np.sort(margin, axis=1), 0.8 * (margin.shape[1] - 1)
     below = int(at)
     white = (ranked[:, below] + (ranked[:, below + 1] - ranked[:, below]) * (at - below))[:, None]
-    card_white = margin >= white - 25
-    if mask is not None:
-        card_white &= sample(mask, _MARGIN) > 0
+    card_white = (margin >= white - 25) & (sample(mask, _MARGIN) > 0)
     # One edge's margin may run under the next card of a spread.
     margin_ok = (card_white[:, :5].mean(axis=1) >= 0.8) | (card_white[:, 5:].mean(axis=1) >= 0.8)
     dark = ink < white - 35
     inked = np.mean(dark, axis=1)
     ok = margin_ok & (inked >= 0.03) & (inked <= 0.65)
-    if mask is None:
-        grid = dark.reshape(len(hyps), *_INK_GRID)
-        ok &= (grid.any(axis=2).sum(axis=1) >= 2) & (grid.any(axis=1).sum(axis=1) >= 2)
     return [hyp for hyp, keep in zip(hyps, ok.tolist()) if keep]
 
 

@@ -14,16 +14,18 @@ corner whose card's next corner was found too is also measured by the two
 corner's look suggests.  Each corner, taken as a card's top-left one,
 becomes a :class:`CardCorner`, whose
 :meth:`~CardCorner.card_to_frame` is the homography the corner reader cuts
-its patch with: two of a card's four corners hold its index, and the reader
-calls the other two ``none``.  A corner is the same on every deck; which
-deck it is, only the reader needs to know.
+its patch with.  Two of a card's four corners hold its index; the network
+also says which (its index map), and only those are handed on: the other
+two would cost the reader a patch each to call ``none``.  A corner is the
+same on every deck; which deck it is, only the reader needs to know.
 
 >>> import numpy as np
->>> maps = np.zeros((6, 8, 8), np.float32)
+>>> maps = np.zeros((7, 8, 8), np.float32)
 >>> maps[0, 2, 5] = 0.9                                  # a corner in cell (5, 2) ...
->>> maps[3, 2, 5], maps[5, 2, 5] = 1.0, np.log(80 / WIDTH_UNIT)   # ... of a card upright, 80 px wide
+>>> maps[3, 2, 5], maps[5, 2, 5] = 1.0, np.log(80 / WIDTH_UNIT)   # ... of a card upright, 80 px wide ...
+>>> maps[6, 2, 5] = 0.8                                  # ... that holds its index
 >>> [tuple(round(v, 2) for v in c) for c in decode(maps)]
-[(21.5, 9.5, 0.0, 80.0, 0.9)]
+[(21.5, 9.5, 0.0, 80.0, 0.9, 0.8)]
 """
 
 from __future__ import annotations
@@ -41,11 +43,16 @@ from vision.classifier import CARD_SIZE, ModelError
 
 STRIDE = 4
 """Frame pixels (at the detector's size) per cell of its output grid."""
+MAPS = 7
+"""The network's output maps: corner probability, x and y offsets to the corner (cells), cos and sin of
+the edge leaving it clockwise, log(card width / WIDTH_UNIT), and the probability that it holds an index."""
 WIDTH_UNIT = 32.0
 """The network predicts log(card width / WIDTH_UNIT): widths near 32 px regress near zero."""
 THRESHOLD = 0.6
 """The least score a corner is reported at: chosen leaving one real source out at a time among 0.5 to
 0.7 (models/MODEL_CARD.md); the corner reader's ``none`` answers for the rest."""
+INDEX = 0.5
+"""The least index probability at which a corner is handed on to be read (models/MODEL_CARD.md)."""
 CARD_PX = 120.0
 """The card width (px at the network's input) the second look brings a frame's cards to: its corner
 recall rises with the width up to about this (models/MODEL_CARD.md)."""
@@ -81,14 +88,16 @@ DEFAULT_DETECTOR = Path(__file__).resolve().parent.parent / "models" / "detector
 
 class CardCorner(NamedTuple):
     """One card corner found: where it lies (frame px), the angle of the edge leaving it clockwise
-    (radians, y down: the card's x axis were this its top-left corner), the card's width (frame px)
-    and the detector's score (0..1)."""
+    (radians, y down: the card's x axis were this its top-left corner), the card's width (frame px),
+    the detector's score (0..1) and how sure it is that the corner holds an index (0..1; a corner
+    said to be one is taken as one)."""
 
     x: float
     y: float
     angle: float
     width: float
     score: float
+    holds_index: float = 1.0
 
     def card_to_frame(self) -> np.ndarray:
         """Card units -> frame px, the card upright on this corner (a similarity: perspective is
@@ -99,20 +108,20 @@ class CardCorner(NamedTuple):
 
 
 def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner]:
-    """The corners of one frame's ``(6, gh, gw)`` output, in pixels of the network's input (pixel
+    """The corners of one frame's ``(7, gh, gw)`` output, in pixels of the network's input (pixel
     centres at whole numbers).
 
-    Every cell at ``threshold`` or more votes for a corner point, a direction and a width.  The
-    surest unclaimed cell's vote starts a corner, which every unclaimed vote within ``_SAME`` of its
-    width, at a like angle, joins; the corner is the votes' mean, weighted by their cells' scores, and
-    its score the surest cell's.  Two corners side by side (a tight row) vote apart, so their cells
-    never make one corner even where they touch.
+    Every cell at ``threshold`` or more votes for a corner point, a direction, a width and whether
+    it holds an index.  The surest unclaimed cell's vote starts a corner, which every unclaimed vote
+    within ``_SAME`` of its width, at a like angle, joins; the corner is the votes' mean, weighted by
+    their cells' scores, and its score the surest cell's.  Two corners side by side (a tight row)
+    vote apart, so their cells never make one corner even where they touch.
     """
     heat = maps[0]
     gy, gx = np.nonzero(heat >= threshold)
     if not len(gy):
         return []
-    score, cos, sin = (maps[c, gy, gx].astype(np.float64) for c in (0, 3, 4))
+    score, cos, sin, index = (maps[c, gy, gx].astype(np.float64) for c in (0, 3, 4, 6))
     vx, vy = gx + maps[1, gy, gx], gy + maps[2, gy, gx]
     width = WIDTH_UNIT * np.exp(np.minimum(maps[5, gy, gx], 6.0)) / STRIDE
     # Which corner each vote joins: the surest free vote starts one, and takes the free votes near it.
@@ -135,10 +144,10 @@ def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner
             seeds.append(i)
     # Each corner is its votes' mean, each vote weighted by its cell's score.
     total = np.bincount(joins, weights=score, minlength=len(seeds))
-    x, y, s, c, log_w = ((np.bincount(joins, weights=v * score, minlength=len(seeds)) / total).tolist()
-                         for v in (vx, vy, sin, cos, np.log(width)))
+    x, y, s, c, log_w, ink = ((np.bincount(joins, weights=v * score, minlength=len(seeds)) / total).tolist()
+                              for v in (vx, vy, sin, cos, np.log(width), index))
     return [CardCorner((x[k] + 0.5) * STRIDE - 0.5, (y[k] + 0.5) * STRIDE - 0.5, math.atan2(s[k], c[k]),
-                       math.exp(log_w[k]) * STRIDE, float(score[i])) for k, i in enumerate(seeds)]
+                       math.exp(log_w[k]) * STRIDE, float(score[i]), ink[k]) for k, i in enumerate(seeds)]
 
 
 def sized_alike(corners: list[CardCorner]) -> list[CardCorner]:
@@ -228,11 +237,12 @@ class CardDetector:
     on its long side and never beyond the frame's own (enlarging a frame adds
     no detail).  Each look lifts a dim frame to full white first, as the
     cards' white is what the network knows.  ``threshold`` is the least score
-    reported.
+    reported, ``index`` the least index probability (0 reports the plain
+    corners too).
     """
 
     def __init__(self, path: Path | str = DEFAULT_DETECTOR, *, size: int = 640, max_size: int = 1600,
-                 threshold: float = THRESHOLD, threads: int = 1) -> None:
+                 threshold: float = THRESHOLD, index: float = INDEX, threads: int = 1) -> None:
         import onnxruntime as ort
 
         if not isinstance(size, int) or size < 64:
@@ -241,6 +251,8 @@ class CardDetector:
             raise ValueError(f"max_size must be an int of at least size ({size}) pixels, got {max_size!r}")
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"threshold must be within (0, 1), got {threshold!r}")
+        if not 0.0 <= index < 1.0:
+            raise ValueError(f"index must be within [0, 1), got {index!r}")
         path = Path(path)
         if not path.is_file():
             raise ModelError(f"detector model not found: {path} (train it with `make train`)")
@@ -251,14 +263,20 @@ class CardDetector:
             self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own exception types for a damaged file
             raise ModelError(f"cannot load detector model {path}: {exc}") from exc
+        maps = self._session.get_outputs()[0].shape[1]
+        if maps != MAPS:
+            raise ModelError(f"detector model {path} gives {maps} maps, not {MAPS}: it was made for another "
+                             "version of the companion (train it with `make train`)")
         self.size = size
         self.max_size = max_size
         self.threshold = float(threshold)
+        self.index = float(index)
 
     def find(self, frame_bgr: np.ndarray, *,
              unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None) -> list[CardCorner]:
-        """Every card corner found in ``frame_bgr``, in the frame's own pixels (:func:`paired`'s
-        measured ones beside the corners they were measured from).
+        """Every index corner found in ``frame_bgr``, in the frame's own pixels (:func:`paired`'s
+        measured ones beside the corners they were measured from; the plain corners measure, but
+        are not handed on).
 
         ``unseen`` keeps those of the first look's corners that no card known
         already explains (the recogniser's geometry proposes most cards of a
@@ -270,18 +288,23 @@ class CardDetector:
         found = self.look(frame_bgr, self.size, gain=gain)
         again = self.second_size(frame_bgr, found)
         if again is None:
-            return paired(found)
-        around = found if unseen is None else unseen(found)
+            return self._indices(paired(found))
+        around = self._indices(found)
+        around = around if unseen is None else unseen(around)
         places = self.places(frame_bgr.shape, around, again)
         closer = [c for x0, y0, x1, y1 in places for c in self.look(frame_bgr[y0:y1, x0:x1], again, gain=gain,
                                                                    whole=frame_bgr.shape, at=(x0, y0))]
         kept = [c for c in found if not any(x0 <= c.x < x1 and y0 <= c.y < y1 for x0, y0, x1, y1 in places)]
-        return paired(closer + kept)
+        return self._indices(paired(closer + kept))
+
+    def _indices(self, corners: list[CardCorner]) -> list[CardCorner]:
+        """Those of ``corners`` the index map says hold an index."""
+        return [c for c in corners if c.holds_index >= self.index]
 
     def second_size(self, frame_bgr: np.ndarray, found: list[CardCorner]) -> int | None:
         """The long side of the look that makes the cards of ``found`` (a look at ``size``) about
         ``CARD_PX`` wide, or None where that look would change little or nothing tells the width."""
-        widths = sorted(c.width for c in found if c.score >= _SIZING)
+        widths = sorted(c.width for c in found if c.score >= _SIZING and c.holds_index >= self.index)
         if len(widths) < 2:
             return None
         long_side = max(frame_bgr.shape[:2])
@@ -351,5 +374,5 @@ class CardDetector:
                     or (at[1] + h < full_h and y >= h - edge)):
                 continue
             out.append(CardCorner(x + at[0], y + at[1], math.atan2(math.sin(c.angle) * sy, math.cos(c.angle) * sx),
-                                  c.width * math.sqrt(sx * sy), c.score))
+                                  c.width * math.sqrt(sx * sy), c.score, c.holds_index))
         return out

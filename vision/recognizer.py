@@ -412,7 +412,7 @@ class Recognizer:
             # The learned detector's corners, each taken as a card's top-left one, join the geometry's
             # where the geometry has none of its own.  Each must be read surely (a blank slip's corner
             # can pass for an index).
-            hyps += self._learned(frame, to_frame, sx, beside=(value, hyps))
+            hyps += self._learned(frame, to_frame, sx, beside=hyps)
 
         def close_up() -> list[_detect.Hypothesis]:
             """One card close up, wider than a table's cards can be: sized by its own measured edges
@@ -435,15 +435,15 @@ class Recognizer:
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
     def _learned(self, frame: np.ndarray, to_frame: np.ndarray, sx: float, *,
-                 beside: tuple[np.ndarray, list[_detect.Hypothesis]] | None = None) -> list[_detect.Hypothesis]:
+                 beside: list[_detect.Hypothesis] | None = None) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
         top-left one.
 
-        Beside the geometry (``beside``: its working whiteness and its hypotheses), none of a card it
-        has already, those with ink at the index, each card once, each read surely: the detector sees
-        cards where the geometry's whiteness cannot (a white card on a white desk, a glossy cloth), so
-        no mask may hold them back, only ink at the index may.  Alone: every one, and at the table's
-        card width too (:func:`~vision.detector.sized_alike`).
+        The detector hands on only the corners its index map says hold an index.  Beside the geometry
+        (``beside``: its hypotheses), none of a card it has already, each card once, each read surely:
+        the detector sees cards where the geometry's whiteness cannot (a white card on a white desk, a
+        glossy cloth), so no mask may hold them back.  Alone: every one, and at the table's card width
+        too (:func:`~vision.detector.sized_alike`).
         """
         assert self.detector is not None
         back = np.linalg.inv(to_frame)
@@ -457,14 +457,12 @@ class Recognizer:
             # none answers for those that hold no index, and of alike variants the surest read wins
             # (unique would keep the first, a row's corner askew before its pair's measured copy).
             return hypotheses(sized_alike(self.detector.find(frame)), doubtful=False)
-        value, known = beside
-
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
-            fresh = _detect.new_to(_detect.look_like_index(hypotheses(corners, True), value, None), known, anyhow=True)
+            fresh = _detect.new_to(hypotheses(corners, True), beside, anyhow=True)
             return [corners[h.corner] for h in fresh]
 
         found = self.detector.find(frame, unseen=unseen)
-        return _detect.new_to(_detect.unique(_detect.look_like_index(hypotheses(found, True), value, None)), known)
+        return _detect.new_to(_detect.unique(hypotheses(found, True)), beside)
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float,
