@@ -55,6 +55,8 @@ REGION = (0.07, 0.07)
 """Half-extent of the region about a corner each cell of which is taught as that corner: shares of
 the card's width along its two edges."""
 POSITIVE_WEIGHT = 4.0
+INDEX_WEIGHT = 2.0
+"""The index map's cross-entropy in the loss, against the corner map's (weighted 20)."""
 
 
 def _scene_worker(args: tuple[list[str], int, int]) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
@@ -185,7 +187,7 @@ def loss_of(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: to
     reg_loss = (r - t).abs().mean(dim=0) if len(t) else out.new_zeros(5)
     q, index = out[:, 6][have].clamp(1e-4, 1 - 1e-4), reg[:, 5][have]
     index_loss = -(index * torch.log(q) + (1 - index) * torch.log(1 - q)).mean() if len(t) else out.new_zeros(())
-    return 20 * bce.sum() / w.sum() + reg_loss[:2].sum() * 0.5 + reg_loss[2:4].sum() + reg_loss[4] + 2 * index_loss
+    return 20 * bce.sum() / w.sum() + reg_loss[:2].sum() * 0.5 + reg_loss[2:4].sum() + reg_loss[4] + INDEX_WEIGHT * index_loss
 
 
 def score(found: list[list[CardCorner]], truth: list[np.ndarray]) -> dict[str, float]:
