@@ -457,6 +457,7 @@ class Recognizer:
             # none answers for those that hold no index, and of alike variants the surest read wins
             # (unique would keep the first, a row's corner askew before its pair's measured copy).
             return hypotheses(sized_alike(self.detector.find(frame)), doubtful=False)
+
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
             fresh = _detect.new_to(hypotheses(corners, True), beside, anyhow=True)
             return [corners[h.corner] for h in fresh]
