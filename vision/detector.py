@@ -303,7 +303,8 @@ class CardDetector:
 
     def second_size(self, frame_bgr: np.ndarray, found: list[CardCorner]) -> int | None:
         """The long side of the look that makes the cards of ``found`` (a look at ``size``) about
-        ``CARD_PX`` wide, or None where that look would change little or nothing tells the width."""
+        ``CARD_PX`` wide, by its sure index corners (a patterned floor's or a rim's corners hold none),
+        or None where that look would change little or nothing tells the width."""
         widths = sorted(c.width for c in found if c.score >= _SIZING and c.holds_index >= self.index)
         if len(widths) < 2:
             return None

@@ -453,8 +453,8 @@ class Recognizer:
                                        learned=True) for i, c in enumerate(corners)]
 
         if beside is None:
-            # Every corner is read, and each variant of it (paired, at the table's width): the reader's
-            # none answers for those that hold no index, and of alike variants the surest read wins
+            # Every corner handed on is read, and each variant of it (paired, at the table's width): the
+            # reader's none answers for those that hold no index after all, and of alike variants the surest read wins
             # (unique would keep the first, a row's corner askew before its pair's measured copy).
             return hypotheses(sized_alike(self.detector.find(frame)), doubtful=False)
 
