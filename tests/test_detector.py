@@ -277,6 +277,41 @@ def test_a_learned_corner_beside_the_geometry_must_read_surely() -> None:
                                            read_again=False).detect(frame)] == alone, confidence
 
 
+class _ReadsInkAtTheRight:
+    """A corner reader double that reads a sure QS where ink lies in the patch's right eighth, and none
+    elsewhere: it tells a corner read at a card's width from one read a tenth wider."""
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        ink = (patches[:, :, 28:].max(axis=3) < 60).mean(axis=(1, 2)) > 0.05
+        out[ink, CLASSES.index("QS")] = 0.98
+        out[:, -1] = np.where(ink, 0.02, 1.0)
+        return out
+
+
+def test_a_card_the_geometry_proposes_but_cannot_read_is_left_to_the_detector() -> None:
+    """A learned corner at the corner of a card the geometry proposed is read where that proposal read
+    nothing (a far card of a table seen at an angle, grown to the near cards' width): only a card read
+    already makes it redundant."""
+    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+    m = corner.card_to_frame()
+    frame = np.full((720, 1280, 3), 120, np.uint8)
+
+    def fill(box: tuple[tuple[int, int], ...], colour: int) -> None:
+        cv2.fillPoly(frame, [np.array([(m @ np.array([x, y, 1.0]))[:2] for x, y in box], np.int32)], (colour,) * 3)
+
+    fill(((0, 0), (250, 0), (250, 350), (0, 350)), 240)   # a white card on a grey desk
+    fill(((14, 20), (36, 20), (36, 100), (14, 100)), 40)  # ink where its index lies: the geometry proposes it
+    fill(((83, 50), (90, 50), (90, 70), (83, 70)), 20)    # ink just beyond its index box at its own width
+    proposed = Recognizer(classifier=_NoCards()).propose(frame)
+    assert any(np.allclose(p @ np.array([0.0, 0.0, 1.0]), (400.0, 200.0, 1.0), atol=1.0) for p in proposed)
+    wider = corner._replace(width=1.1 * corner.width)     # as wide within 15 percent: the same card's corner
+    reader = _ReadsInkAtTheRight()
+    assert Recognizer(classifier=reader, detector=_Told([]), read_again=False).detect(frame) == []
+    (found,) = Recognizer(classifier=reader, detector=_Told([wider]), read_again=False).detect(frame)
+    assert found.code == "QS"
+
+
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
 @pytest.mark.parametrize("background", ["felt", "light_wood"])
 def test_the_shipped_detector_hands_on_a_cards_index_corners_and_no_blank_slips(background: str) -> None:

@@ -34,7 +34,7 @@ _NONE = len(CLASSES) - 1
 _SURE = 0.9
 """A card filling the picture read from one corner only must be this sure."""
 _LEARNED_SURE = 0.8
-"""A learned corner's card, where the geometry proposes none, must read this surely: a corner on a
+"""A learned corner's card, where the geometry reads none, must read this surely: a corner on a
 blank slip of paper can read as a card at 0.66 (models/MODEL_CARD.md)."""
 _DECISIVE = 0.97
 """A corner read with this probability is not checked against the opposite one."""
@@ -88,7 +88,7 @@ class Classifier(Protocol):
 
 class Corners(Protocol):
     """What the recogniser needs from a corner detector (``CardDetector`` or a test double):
-    ``unseen`` keeps the corners of cards not proposed already, where it may look more closely."""
+    ``unseen`` keeps the corners of cards not read already, where it may look more closely."""
 
     def find(self, frame_bgr: np.ndarray, *,
              unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None) -> list[CardCorner]: ...
@@ -165,9 +165,9 @@ class Recognizer:
     when ``classifier`` is the shipped corner reader too, and to none beside
     any other classifier (a test double's reads stay its own).  ``detector``
     (such as :class:`vision.detector.CardDetector`) adds the corners it finds
-    where the geometry has none, each read as the geometry's are but only
-    where read surely: the cards of a table whose look the geometry's
-    whiteness does not fit.  It defaults to the shipped detector beside the
+    where the geometry read no card, each read as the geometry's are but
+    only where read surely: the cards of a table whose look the geometry's
+    whiteness does not fit, or that it sized wrong.  It defaults to the shipped detector beside the
     shipped corner reader, and to none beside any other classifier.
     ``geometry=False`` leaves the frame's geometry out: the detector's corners
     (and the picture itself as one card) are then the only hypotheses, each
@@ -202,6 +202,12 @@ class Recognizer:
         frame = check_frame(frame_bgr)
         looks = self._hypotheses(frame)
         candidates, whole = self._candidates(frame, looks.table, looks.value, looks.to_frame)
+        if self.detector is not None and self.geometry:
+            # The learned corners where the geometry read no card: a proposal that read nothing (a
+            # far card sized as the near ones, an outline askew) leaves its card to them.
+            read = [c for c in candidates if c.confidence >= self.min_confidence]
+            learned = self._learned(frame, looks.to_frame, beside=_as_known(read, looks.to_frame))
+            candidates += self._candidates(frame, learned, looks.value, looks.to_frame)[0]
         picture = {id(c) for c in whole}   # the readings of the picture's own frame as one card
         if not any(c.confidence >= self.min_confidence for c in candidates):
             # Nothing read at a table's card sizes: perhaps one card seen close up, wider
@@ -340,10 +346,15 @@ class Recognizer:
         misses but whose index corner is proposed here was misread, not unseen.
         The last resort's hypotheses, every outline corner at every size, are
         left out: they would put a box at every corner of the picture (and
-        ``models.data`` mines the table's false alarms from these).
+        ``models.data`` mines the table's false alarms from these).  Beside the
+        geometry, every learned corner is among them: which are read depends
+        on what the geometry's read (:meth:`detect`).
         """
-        looks = self._hypotheses(check_frame(frame_bgr))
+        frame = check_frame(frame_bgr)
+        looks = self._hypotheses(frame)
         hyps = looks.table + looks.close_up()
+        if self.detector is not None and self.geometry:
+            hyps += self._learned(frame, looks.to_frame, beside=[])
         snapped = [] if looks.value is None else _detect.snap_edges([h for h in hyps if h.corner >= 0], looks.value)
         return [looks.to_frame @ h.card_to_work for h in hyps + [s for s in snapped if s is not None]]
 
@@ -361,7 +372,7 @@ class Recognizer:
         if not self.geometry:
             # The learned corners alone, read as surely as any card: there is no frame geometry to
             # second (__init__ refuses geometry=False without a detector), nor a working image to make.
-            learned = self._learned(frame, to_frame, sx)
+            learned = self._learned(frame, to_frame)
             return _Looks(learned + _detect.frame_hypotheses(ww, wh), list, list, None, to_frame)
         # Area averaging only where it matters (big photos): a camera frame shrunk
         # by a quarter loses nothing to bilinear sampling, which costs far less.
@@ -408,11 +419,6 @@ class Recognizer:
             return _detect.unique(_detect.look_like_index(_detect.on_cards(found, filled), value, mask))
 
         hyps = screened(hyps)
-        if self.detector is not None:
-            # The learned detector's corners, each taken as a card's top-left one, join the geometry's
-            # where the geometry has none of its own.  Each must be read surely (a blank slip's corner
-            # can pass for an index).
-            hyps += self._learned(frame, to_frame, sx, beside=hyps)
 
         def close_up() -> list[_detect.Hypothesis]:
             """One card close up, wider than a table's cards can be: sized by its own measured edges
@@ -434,19 +440,21 @@ class Recognizer:
 
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
-    def _learned(self, frame: np.ndarray, to_frame: np.ndarray, sx: float, *,
+    def _learned(self, frame: np.ndarray, to_frame: np.ndarray, *,
                  beside: list[_detect.Hypothesis] | None = None) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
         top-left one.
 
         The detector hands on only the corners its index map says hold an index.  Beside the geometry
-        (``beside``: its hypotheses), none of a card it has already, each card once, each read surely:
-        the detector sees cards where the geometry's whiteness cannot (a white card on a white desk, a
-        glossy cloth), so no mask may hold them back.  Alone: every one, and at the table's card width
-        too (:func:`~vision.detector.sized_alike`).
+        (``beside``: the cards it read, :func:`_as_known`), none of a card read already, each card
+        once, each read surely: the detector sees cards where the geometry's whiteness cannot (a white
+        card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
+        may hold them back.  Alone: every one, and at the table's card width too
+        (:func:`~vision.detector.sized_alike`).
         """
         assert self.detector is not None
         back = np.linalg.inv(to_frame)
+        sx = 1.0 / float(to_frame[0, 0])   # working px per frame px
 
         def hypotheses(corners: list[CardCorner], doubtful: bool) -> list[_detect.Hypothesis]:
             return [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, i, measured=1, doubtful=doubtful,
@@ -645,6 +653,14 @@ def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         x, y = p[0] / p[2], p[1] / p[2]
     return float(np.mean((x >= 0) & (x <= width) & (y >= 0) & (y <= height)))
+
+
+def _as_known(read: list[_Candidate], to_frame: np.ndarray) -> list[_detect.Hypothesis]:
+    """Cards read, as hypotheses in working pixels: what :func:`vision._detect.new_to` measures a learned
+    corner against (a corner at one of theirs is a card read already)."""
+    back = np.linalg.inv(to_frame)
+    sx = 1.0 / float(to_frame[0, 0])
+    return [_detect.Hypothesis(back @ c.card_to_frame, c.width * sx, -1) for c in read]
 
 
 def annotate(frame_bgr: np.ndarray, detections: list[Detection]) -> np.ndarray:
