@@ -2,7 +2,7 @@
 
     python scripts/bench_vision.py [--frames 40] [--best-of 1] [--against DIR] [--model PATH] [--proposals-only]
                                    [--no-detector | --no-geometry]
-                                   [--still] [--json]
+                                   [--still] [--stages] [--json]
 
 Synthetic tables from ``vision.render`` with 0, 5 and 15 face-up cards (plus
 two face-down ones and a hand in the picture), light and dark tables in turn.
@@ -11,6 +11,10 @@ thread's CPU time are both printed: on a shared machine the CPU time is the
 figure that depends least on the neighbours; ``--best-of K`` passes over
 the frames K times and counts each frame's fastest run, since neighbours
 only ever add time (to the CPU time too: they share the core's caches).
+``--stages`` also says where this checkout's time goes, frame by frame
+(median ms): the geometry's proposals, the detector's looks, the corner
+reader (and how many patches it reads), the face reader, and the rest
+(combining and suppressing reads, cutting patches).
 ``--against DIR`` times another checkout's recogniser (an older commit,
 say: ``git worktree add /tmp/old HEAD~3``) on the same frames, frame by
 frame in turn, so that a neighbour's busy spell slows both alike: on a
@@ -45,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from companion.rules.cards import ALL_CODES
 from vision.classifier import ModelError
 from vision.detection import Detection
+from vision.recognizer import Recognizer
 from vision.render import PlacedCard, draw_hand, render_scene, table_background
 from vision.still import StillFrames
 
@@ -89,12 +94,16 @@ def main(argv: list[str] | None = None) -> int:
                          help="find cards by the learned corner detector alone, without the frame's geometry")
     parser.add_argument("--still", action="store_true",
                         help="also time a still table's frames through vision.still.StillFrames, once it has been read")
+    parser.add_argument("--stages", action="store_true",
+                        help="also time each stage of this checkout's recogniser: proposals, detector, readers")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.best_of < 1:
         parser.error(f"--best-of must be at least 1, got {args.best_of}")
     if args.still and args.proposals_only:
         parser.error("--still times the cards found: it cannot go with --proposals-only")
+    if args.stages and args.proposals_only:
+        parser.error("--stages times the readers too: it cannot go with --proposals-only")
 
     if args.against is not None and not (args.against / "vision" / "recognizer.py").is_file():
         parser.error(f"--against {args.against}: no vision/recognizer.py there")
@@ -122,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         results[f"{n}_cards"] = timed[0]
         if args.against is not None:
             results[f"{n}_cards_against"] = timed[1]
+        if args.stages:
+            recognizer = getattr(run, "__self__", None)   # run is this checkout's Recognizer.detect
+            assert isinstance(recognizer, Recognizer)
+            results[f"{n}_stages"] = _stages(recognizer, frames)
         if args.still:
             # One table, the camera's noise drawn afresh each frame: read settle_reads times, then skipped.
             still = StillFrames(cast("Callable[[np.ndarray], Sequence[Detection]]", run))  # detect: not --proposals-only
@@ -134,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         what = "proposals" if args.proposals_only else "cards found"
         for key, r in results.items():
+            if key.endswith("_stages"):
+                print(f"{key:>15}: " + "   ".join(f"{stage} {ms:.1f}" if stage != "patches" else f"({ms:.0f} patches)"
+                                                  for stage, ms in r.items()))
+                continue
             print(f"{key:>15}: median {r['median_ms']:6.1f} ms   p90 {r['p90_ms']:6.1f} ms   "
                   f"(CPU {r['cpu_median_ms']:.1f} / {r['cpu_p90_ms']:.1f} ms)   mean {what} {r['mean_found']}"
                   + (f"   read {r['frames_read']} of {args.frames + 5} frames" if "frames_read" in r else "")
@@ -178,6 +195,66 @@ def _run_of(root: Path | None, model: Path | None, *, proposals_only: bool,
             for name in [name for name in sys.modules if name.split(".")[0] in mine]:
                 del sys.modules[name]
             sys.modules.update(kept)
+
+
+def _stages(recognizer: Recognizer, frames: list[np.ndarray]) -> dict[str, float]:
+    """Median milliseconds per frame that ``recognizer`` spends in each stage, each counting only its
+    own time (the detector's looks are not the proposals' though the detector alone proposes by
+    them), and the mean patches its corner reader reads per frame."""
+    spent: dict[str, float] = {}
+    inside: list[float] = [0.0]   # the time of the stages called within the one running
+
+    def timed(stage: str, call: Callable[..., object]) -> Callable[..., object]:
+        def run(*args: object, **kwargs: object) -> object:
+            inside.append(0.0)
+            start = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                took = time.perf_counter() - start
+                spent[stage] = spent.get(stage, 0.0) + took - inside.pop()
+                inside[-1] += took
+        return run
+
+    patches = [0]
+
+    def counted(classify: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+        def read(batch: np.ndarray) -> np.ndarray:
+            patches[0] += len(batch)
+            return classify(batch)
+        return read
+
+    stages = {"proposals": (recognizer, "_hypotheses"), "detector": (recognizer.detector, "find"),
+              "corner reader": (recognizer.classifier, "classify"), "face reader": (recognizer.faces, "classify")}
+    stages = {stage: place for stage, place in stages.items() if place[0] is not None}
+    own = {stage: name in vars(owner) for stage, (owner, name) in stages.items()}   # set on the object itself
+    kept = {stage: getattr(owner, name) for stage, (owner, name) in stages.items()}
+    per_frame: dict[str, list[float]] = {stage: [] for stage in (*stages, "rest")}
+    counts = []
+    try:
+        for stage, (owner, name) in stages.items():
+            call = counted(kept[stage]) if stage == "corner reader" else kept[stage]
+            setattr(owner, name, timed(stage, call))
+        recognizer.detect(frames[0])
+        for frame in frames:
+            spent.clear()
+            patches[0] = 0
+            start = time.perf_counter()
+            recognizer.detect(frame)
+            total = time.perf_counter() - start
+            for stage in stages:
+                per_frame[stage].append(spent.get(stage, 0.0) * 1000)
+            per_frame["rest"].append((total - sum(spent.values())) * 1000)
+            counts.append(patches[0])
+    finally:
+        for stage, (owner, name) in stages.items():
+            if own[stage]:
+                setattr(owner, name, kept[stage])
+            else:
+                delattr(owner, name)
+    out = {stage: round(float(np.median(ms)), 1) for stage, ms in per_frame.items()}
+    out["patches"] = round(float(np.mean(counts)), 1)
+    return out
 
 
 def _timed(runs: Sequence[Callable[[np.ndarray], Sequence[object]]], frames: list[np.ndarray], *,

@@ -44,3 +44,19 @@ def test_refuses_what_it_cannot_measure(tmp_path: Path) -> None:
         bench_vision.main(["--against", str(tmp_path)])
     with pytest.raises(SystemExit):
         bench_vision.main(["--best-of", "0"])
+
+
+def test_stages_split_a_frames_time_and_leave_the_recogniser_as_it_was() -> None:
+    from vision.classifier import DEFAULT_MODEL
+    from vision.recognizer import Recognizer
+
+    if not DEFAULT_MODEL.is_file():
+        pytest.skip("no trained model (models/cards.onnx)")
+    recognizer = Recognizer()
+    assert recognizer.detector is not None and recognizer.faces is not None
+    stages = bench_vision._stages(recognizer, [bench_vision.scene(5, 1)])
+    assert set(stages) == {"proposals", "detector", "corner reader", "face reader", "rest", "patches"}
+    assert all(ms >= 0 for ms in stages.values()) and stages["patches"] > 0 and stages["detector"] > 0
+    assert "_hypotheses" not in vars(recognizer) and "find" not in vars(recognizer.detector)
+    assert "classify" not in vars(recognizer.classifier) and "classify" not in vars(recognizer.faces)
+    assert len(recognizer.detect(bench_vision.scene(5, 1))) >= 4   # reads as before
