@@ -310,6 +310,9 @@ def test_a_card_the_geometry_proposes_but_cannot_read_is_left_to_the_detector() 
     assert Recognizer(classifier=reader, detector=_Told([]), read_again=False).detect(frame) == []
     (found,) = Recognizer(classifier=reader, detector=_Told([wider]), read_again=False).detect(frame)
     assert found.code == "QS"
+    # Before anything is read, every learned corner is a proposal (which are read depends on the reads).
+    assert any(np.allclose(p, wider.card_to_frame(), atol=1e-6)
+               for p in Recognizer(classifier=reader, detector=_Told([wider])).propose(frame))
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
