@@ -167,8 +167,9 @@ class Recognizer:
     (such as :class:`vision.detector.CardDetector`) adds the corners it finds
     where the geometry read no card, each read as the geometry's are but
     only where read surely: the cards of a table whose look the geometry's
-    whiteness does not fit, or that it sized wrong.  It defaults to the shipped detector beside the
-    shipped corner reader, and to none beside any other classifier.
+    whiteness does not fit, or that it sized wrong.  It defaults to the
+    shipped detector beside the shipped corner reader, and to none beside
+    any other classifier.
     ``geometry=False`` leaves the frame's geometry out: the detector's corners
     (and the picture itself as one card) are then the only hypotheses, each
     read as surely as the geometry's own.  That measures how far the detector
@@ -348,7 +349,7 @@ class Recognizer:
         left out: they would put a box at every corner of the picture (and
         ``models.data`` mines the table's false alarms from these).  Beside the
         geometry, every learned corner is among them: which are read depends
-        on what the geometry's read (:meth:`detect`).
+        on what the geometry's hypotheses read (:meth:`detect`).
         """
         frame = check_frame(frame_bgr)
         looks = self._hypotheses(frame)
