@@ -207,7 +207,7 @@ class Recognizer:
             # The learned corners where the geometry read no card: a proposal that read nothing (a
             # far card sized as the near ones, an outline askew) leaves its card to them.
             read = [c for c in candidates if c.confidence >= self.min_confidence]
-            learned = self._learned(frame, looks.to_frame, beside=_as_known(read, looks.to_frame))
+            learned = self._learned(frame, looks.to_frame, beside=read)
             candidates += self._candidates(frame, learned, looks.value, looks.to_frame)[0]
         picture = {id(c) for c in whole}   # the readings of the picture's own frame as one card
         if not any(c.confidence >= self.min_confidence for c in candidates):
@@ -442,12 +442,12 @@ class Recognizer:
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
     def _learned(self, frame: np.ndarray, to_frame: np.ndarray, *,
-                 beside: list[_detect.Hypothesis] | None = None) -> list[_detect.Hypothesis]:
+                 beside: list[_Candidate] | None = None) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
         top-left one.
 
         The detector hands on only the corners its index map says hold an index.  Beside the geometry
-        (``beside``: the cards it read, :func:`_as_known`), none of a card read already, each card
+        (``beside``: the cards it read), none of a card read already, each card
         once, each read surely: the detector sees cards where the geometry's whiteness cannot (a white
         card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
         may hold them back.  Alone: every one, and at the table's card width too
@@ -467,12 +467,15 @@ class Recognizer:
             # (unique would keep the first, a row's corner askew before its pair's measured copy).
             return hypotheses(sized_alike(self.detector.find(frame)), doubtful=False)
 
+        # The cards read, in working pixels: a corner at one of theirs is a card read already.
+        known = [_detect.Hypothesis(back @ c.card_to_frame, c.width * sx, -1) for c in beside]
+
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
-            fresh = _detect.new_to(hypotheses(corners, True), beside, anyhow=True)
+            fresh = _detect.new_to(hypotheses(corners, True), known, anyhow=True)
             return [corners[h.corner] for h in fresh]
 
         found = self.detector.find(frame, unseen=unseen)
-        return _detect.new_to(_detect.unique(hypotheses(found, True)), beside)
+        return _detect.new_to(_detect.unique(hypotheses(found, True)), known)
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float,
@@ -654,14 +657,6 @@ def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         x, y = p[0] / p[2], p[1] / p[2]
     return float(np.mean((x >= 0) & (x <= width) & (y >= 0) & (y <= height)))
-
-
-def _as_known(read: list[_Candidate], to_frame: np.ndarray) -> list[_detect.Hypothesis]:
-    """Cards read, as hypotheses in working pixels: what :func:`vision._detect.new_to` measures a learned
-    corner against (a corner at one of theirs is a card read already)."""
-    back = np.linalg.inv(to_frame)
-    sx = 1.0 / float(to_frame[0, 0])
-    return [_detect.Hypothesis(back @ c.card_to_frame, c.width * sx, -1) for c in read]
 
 
 def annotate(frame_bgr: np.ndarray, detections: list[Detection]) -> np.ndarray:
