@@ -298,7 +298,8 @@ def whiteness(work_bgr: np.ndarray) -> np.ndarray:
     """
     b, g, r = cv2.split(work_bgr)
     tinted = cv2.addWeighted(b, 1.5, r, -0.5, 0.0)          # saturates to 0..255
-    value = cv2.min(tinted, cv2.add(cv2.max(g, r), 20))  # type: ignore[call-overload]  # cv2 takes a scalar; its stubs do not say
+    brightest = cv2.max(g, r)
+    value = cv2.min(tinted, cv2.add(brightest, np.full_like(brightest, 20)))
     return cv2.GaussianBlur(value, (3, 3), 0)
 
 
