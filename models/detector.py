@@ -15,8 +15,9 @@ decks, no photograph.  Steps, each printing its progress:
    an index (cross-entropy), so that the reader reads only those;
 3. report recall and precision of the corners found on the held-out decks'
    scenes after each epoch;
-4. export to ONNX with the normalisation inside the graph, and check that
-   onnxruntime reproduces torch.
+4. export to ONNX taking the frame's three planes, its normalisation folded
+   into the stem (:func:`_on_planes`), and check that onnxruntime reproduces
+   torch.
 
 ``--init`` trains on from an exported model's weights (its batch norms
 frozen), ``--room-light`` puts each window under a room's light as it is
@@ -157,8 +158,11 @@ def build_net(channels: tuple[int, int, int] = (24, 48, 96)) -> nn.Module:
                 self.head.bias[0] = -4.0   # few cells hold a corner: start the heat low
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            # N x H x W x 3 BGR 0..255 in, N x 7 x H/4 x W/4 out (heat and index as probabilities).
-            x = x.permute(0, 3, 1, 2) * self.scale - 0.5
+            # N x H x W x 3 BGR 0..255 in (as the scenes are kept), N x 7 x H/4 x W/4 out.
+            return self.planes(x.permute(0, 3, 1, 2) * self.scale - 0.5)
+
+        def planes(self, x: torch.Tensor) -> torch.Tensor:
+            # N x 3 x H x W, normalised, in; the maps out (heat and index as probabilities).
             f4 = self.s4(self.stem(x))
             f8 = self.s8(f4)
             f16 = self.s16(f8)
@@ -220,34 +224,69 @@ def export(net: nn.Module, path: Path, size: int) -> None:
 
     net = copy.deepcopy(net).cpu().eval()   # a CPU copy: the net being trained may be on another device
     sample = torch.rand(1, size, size * 3 // 2, 3) * 255
+    planes = sample.permute(0, 3, 1, 2).contiguous()
     tmp = path.with_suffix(".tmp.onnx")
-    torch.onnx.export(net, sample, str(tmp), input_names=["frame"], output_names=["maps"],
-                      dynamic_axes={"frame": {1: "h", 2: "w"}, "maps": {2: "gh", 3: "gw"}},
+    torch.onnx.export(_on_planes(net), planes, str(tmp), input_names=["frame"], output_names=["maps"],
+                      dynamic_axes={"frame": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
                       opset_version=17, dynamo=False)
     save_with_metadata(tmp, path, {
         "stride": str(STRIDE), "width_unit": str(WIDTH_UNIT),
-        "input": "1 x H x W x 3 float32, BGR values 0..255 (normalised inside)",
+        "input": "1 x 3 x H x W float32: the frame's B, G and R planes, values 0..255 (normalised inside)",
         "output": "1 x 7 x H/4 x W/4: corner probability, dx, dy, cos, sin, log(width / width_unit), "
                   "index probability"})
     with torch.no_grad():
         want = net(sample).numpy()
-    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"frame": sample.numpy()})[0]
+    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"frame": planes.numpy()})[0]
     if not np.allclose(want, got, atol=1e-3):
         raise RuntimeError(f"onnxruntime differs from torch by {np.abs(want - got).max():.4f}")
+
+
+def _on_planes(net: nn.Module) -> nn.Module:
+    """A copy of ``net`` (in eval mode) on the frame as the runtime holds it, its B, G and R planes 0..255
+    (``1 x 3 x H x W``): the scaling to -0.5..0.5 is folded into the stem's weights and norm, exact
+    as the stem pads nothing, so that the exported graph neither transposes nor scales the frame (a
+    seventh of the detector's time at 1280x736)."""
+    import torch
+    from torch import nn
+
+    net = copy.deepcopy(net)
+    stem, norm = net.stem[0], net.stem[1]
+    with torch.no_grad():
+        norm.running_mean += 0.5 * stem.weight.sum(dim=(1, 2, 3))
+        stem.weight *= net.scale
+
+    class OnPlanes(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.net.planes(x)
+
+    return OnPlanes()
 
 
 def load_shipped(net: nn.Module, path: Path) -> None:
     """``net`` (of ``build_net``'s shape) set to the weights of the exported model at ``path``.
 
-    The export folds each batch norm into its convolution; the norms are set to pass the folded
+    The export folds each batch norm into its convolution, and the frame's scaling into the stem's
+    (:func:`_on_planes`): the stem's weights are scaled back; the norms are set to pass the folded
     bias through, a fixed shift, and must keep those statistics while training on from here
     (:func:`~models.train.freeze_norms`).  A model with fewer maps than ``OUTPUTS`` (one made before
     the index map) gives the head's first maps; the others start at nothing, even odds.
     """
+    import onnx
     import torch
     from torch import nn
 
+    layout = [d.dim_value or d.dim_param for d in onnx.load(str(path)).graph.input[0].type.tensor_type.shape.dim]
+    if layout[1] != 3:
+        raise ValueError(f"{path}: it takes the frame as {layout}, not as its three planes: a model of an earlier "
+                         "version (train one anew)")
     folded = folded_weights(path)["Conv"]
+    scale = float(net.scale)
+    w, b = folded[0]    # the stem, which takes the frame's 0..255: back to the network's -0.5..0.5
+    folded[0] = (w / scale, b + 0.5 * (w / scale).sum(axis=(1, 2, 3)))
     modules = list(net.modules())
     convs = [(m, modules[i + 1] if i + 1 < len(modules) and isinstance(modules[i + 1], nn.BatchNorm2d) else None)
              for i, m in enumerate(modules) if isinstance(m, nn.Conv2d)]

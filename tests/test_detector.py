@@ -97,14 +97,32 @@ def test_a_detector_of_another_version_is_refused_by_its_maps(tmp_path: Path) ->
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper
 
-    graph = helper.make_graph(   # the frame's three channels twice over, as six maps
-        [helper.make_node("Concat", ["frame", "frame"], ["both"], axis=3),
-         helper.make_node("Transpose", ["both"], ["maps"], perm=[0, 3, 1, 2])],
-        "six", [helper.make_tensor_value_info("frame", TensorProto.FLOAT, [1, "h", "w", 3])],
+    graph = helper.make_graph(   # the frame's three planes twice over, as six maps
+        [helper.make_node("Concat", ["frame", "frame"], ["maps"], axis=1)],
+        "six", [helper.make_tensor_value_info("frame", TensorProto.FLOAT, [1, 3, "h", "w"])],
         [helper.make_tensor_value_info("maps", TensorProto.FLOAT, [1, 6, "h", "w"])])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "six.onnx"))
     with pytest.raises(ModelError, match="6 maps, not 7"):
         CardDetector(tmp_path / "six.onnx")
+
+
+def test_a_detector_that_takes_the_frame_pixel_by_pixel_is_refused(tmp_path: Path) -> None:
+    """A model of seven maps that takes the frame as height x width x 3 (as earlier versions did) is
+    refused on loading: fed the planes, it would read every frame as noise."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(   # seven maps from a frame given pixel by pixel
+        [helper.make_node("Concat", ["frame", "frame", "frame"], ["nine"], axis=3),
+         helper.make_node("Slice", ["nine", "start", "end", "axis"], ["seven"]),
+         helper.make_node("Transpose", ["seven"], ["maps"], perm=[0, 3, 1, 2])],
+        "pixels", [helper.make_tensor_value_info("frame", TensorProto.FLOAT, [1, "h", "w", 3])],
+        [helper.make_tensor_value_info("maps", TensorProto.FLOAT, [1, 7, "h", "w"])],
+        [helper.make_tensor("start", TensorProto.INT64, [1], [0]), helper.make_tensor("end", TensorProto.INT64, [1], [7]),
+         helper.make_tensor("axis", TensorProto.INT64, [1], [3])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "pixels.onnx"))
+    with pytest.raises(ModelError, match="not as its three planes"):
+        CardDetector(tmp_path / "pixels.onnx")
 
 
 def test_a_corner_is_measured_again_by_its_cards_next_corner() -> None:

@@ -180,6 +180,24 @@ def test_a_rooms_light_tints_and_shades_windows_each_its_own_way() -> None:
     assert 0.15 < (spread > 1.3).float().mean().item() < 0.5
 
 
+def test_a_detector_exported_pixel_by_pixel_is_not_trained_on(tmp_path: Path) -> None:
+    """``--init`` from a model that takes the frame as height x width x 3 (an earlier version's): its
+    stem's weights mean something else, so it is refused, not loaded askew.  (Needs the training extra.)"""
+    pytest.importorskip("torch")
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    from models.detector import build_net, load_shipped
+
+    graph = helper.make_graph(
+        [helper.make_node("Transpose", ["frame"], ["maps"], perm=[0, 3, 1, 2])], "pixels",
+        [helper.make_tensor_value_info("frame", TensorProto.FLOAT, [1, "h", "w", 3])],
+        [helper.make_tensor_value_info("maps", TensorProto.FLOAT, [1, 3, "h", "w"])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(tmp_path / "pixels.onnx"))
+    with pytest.raises(ValueError, match="earlier version"):
+        load_shipped(build_net((8, 16, 24)), tmp_path / "pixels.onnx")
+
+
 def test_a_detector_made_before_the_index_map_trains_on_with_its_maps_and_even_odds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--init`` from a model of six maps: those six come back as they were, and the index map starts

@@ -267,6 +267,10 @@ class CardDetector:
         if maps != MAPS:
             raise ModelError(f"detector model {path} gives {maps} maps, not {MAPS}: it was made for another "
                              "version of the companion (train it with `make train`)")
+        layout = self._session.get_inputs()[0].shape
+        if len(layout) != 4 or layout[1] != 3:
+            raise ModelError(f"detector model {path} takes the frame as {layout}, not as its three planes "
+                             "(1 x 3 x H x W): it was made for another version of the companion (train it with `make train`)")
         self.size = size
         self.max_size = max_size
         self.threshold = float(threshold)
@@ -364,7 +368,8 @@ class CardDetector:
         small = cv2.resize(frame_bgr, (gw, gh), interpolation=cv2.INTER_AREA if scale < 0.5 else cv2.INTER_LINEAR)
         if gain != 1.0:
             small = cv2.convertScaleAbs(small, alpha=gain)
-        maps = self._session.run(None, {"frame": small[None].astype(np.float32)})[0][0]
+        planes = np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32)
+        maps = self._session.run(None, {"frame": planes})[0][0]
         found = decode(maps, threshold=self.threshold)
         sx, sy = w / gw, h / gh
         edge = STRIDE * max(sx, sy)
