@@ -56,6 +56,7 @@ train: $(STAMP)
 	$(BIN)/pip install -q -e '.[train,test]'
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kdegames-card-data-kf5 gnome-cards-data gimp-data >/dev/null
 	$(BIN)/python -m models.train
+	$(BIN)/python -m models.quantize
 	$(BIN)/python -m models.train --reader faces --epochs 10 --per-face 16 --real-copies 3 --seed 2
 	$(BIN)/python -m models.detector
 	$(BIN)/python -m models.detector --init models/detector.onnx --room-light --epochs 6 --lr 5e-4

@@ -97,7 +97,7 @@ def speed(model: CardClassifier, batch: int = 48, repeats: int = 200) -> dict[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("--reader", choices=("corners", "faces"), default="corners",
-                        help="the corner reader (models/cards.onnx) or the face reader (models/faces.onnx)")
+                        help="the corner reader (models/cards-int8.onnx) or the face reader (models/faces.onnx)")
     parser.add_argument("--model", type=Path, default=None, help="an ONNX file (default: the shipped one)")
     parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
     parser.add_argument("--no-synthetic", action="store_true", help="skip the held-out synthetic decks")

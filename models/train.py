@@ -30,7 +30,7 @@ import numpy as np
 
 from models.data import Patches, Synth, found_inside, read_labelled, real_corners, row_negatives, scene_negatives, table_negatives
 from models.decks import HELD_OUT, load_all
-from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, FACE_BOX, FACE_SHAPE, PATCH_SHAPE
+from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, DEFAULT_MODEL, FACE_BOX, FACE_SHAPE, PATCH_SHAPE
 
 if TYPE_CHECKING:  # torch is training-only: imported where it is used
     from torch import nn
@@ -92,7 +92,7 @@ def photos_inside(items: list[tuple[Path, str]], *, workers: int) -> dict[Path, 
     import hashlib
     import json
 
-    digest = hashlib.sha256((ROOT / "cards.onnx").read_bytes()).hexdigest()[:12]
+    digest = hashlib.sha256(DEFAULT_MODEL.read_bytes()).hexdigest()[:12]
     saved = CACHE / f"inside-{items[0][0].parent.parent.name if items else 'none'}-{len(items)}-{digest}.json"
     if saved.exists():
         return {Path(k): np.array(v) for k, v in json.loads(saved.read_text()).items()}

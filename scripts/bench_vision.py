@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", type=Path, default=None, metavar="DIR",
                         help="also time the recogniser of the checkout in DIR, frame by frame in turn")
     parser.add_argument("--model", type=Path, default=None,
-                        help="card model (default: each checkout's models/cards.onnx)")
+                        help="card model (default: each checkout's models/cards-int8.onnx)")
     parser.add_argument("--proposals-only", action="store_true", help="time the geometry's proposals only")
     finders = parser.add_mutually_exclusive_group()
     finders.add_argument("--no-detector", action="store_true",

@@ -34,7 +34,7 @@ def test_against_another_checkout_times_both_and_leaves_this_ones_modules(tmp_pa
     assert not any(str(other) in str(getattr(m, "__file__", "")) for m in list(sys.modules.values()))
     if before is not None:
         assert sys.modules["vision.recognizer"] is before
-    # The copy has no models/cards.onnx: a clear refusal, whichever checkout lacks it.
+    # The copy has no models/cards-int8.onnx: a clear refusal, whichever checkout lacks it.
     assert bench_vision.main(["--frames", "1", "--against", str(other)]) == 2
     assert "no card model" in capsys.readouterr().err
 
@@ -51,7 +51,7 @@ def test_stages_split_a_frames_time_and_leave_the_recogniser_as_it_was() -> None
     from vision.recognizer import Recognizer
 
     if not DEFAULT_MODEL.is_file():
-        pytest.skip("no trained model (models/cards.onnx)")
+        pytest.skip("no trained model (models/cards-int8.onnx)")
     recognizer = Recognizer()
     assert recognizer.detector is not None and recognizer.faces is not None
     stages = bench_vision._stages(recognizer, [bench_vision.scene(5, 1)])

@@ -16,7 +16,7 @@ from vision.render import PlacedCard, render_scene
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import eval_conditions
 
-pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards.onnx)")
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards-int8.onnx)")
 
 TABLES = {"a.png": ["AS", "KH", "7C"], "b.png": ["QD", "2S", "9H"]}
 

@@ -136,16 +136,16 @@ def test_training_continues_from_the_shipped_model_widened() -> None:
     a narrower network is refused.  (Needs the training extra: skipped without torch and onnx.)"""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    from models.train import build_net, freeze_norms, load_shipped, predict
-    from vision.classifier import DEFAULT_MODEL, CardClassifier
+    from models.train import OUTPUT, build_net, freeze_norms, load_shipped, predict
+    from vision.classifier import CardClassifier
 
     rng = np.random.default_rng(5)
     patches = rng.integers(0, 256, (12, *PATCH_SHAPE, 3), dtype=np.uint8)
     patches[:, 8:20, 4:14] = 20   # a dark blot, as an index gives, so that some classes stir
-    shipped = CardClassifier().classify(patches)
+    shipped = CardClassifier(OUTPUT).classify(patches)
     for channels in ((16, 32, 64, 96), (16, 32, 96, 192)):
         net = build_net(channels)
-        load_shipped(net, DEFAULT_MODEL)
+        load_shipped(net, OUTPUT)
         assert np.abs(predict(net, patches) - shipped).max() < 1e-4
         net.train()
         freeze_norms(net)
@@ -153,7 +153,7 @@ def test_training_continues_from_the_shipped_model_widened() -> None:
         with torch.no_grad():
             assert np.abs(net(torch.from_numpy(patches).float()).numpy() - shipped).max() < 1e-4
     with pytest.raises(ValueError, match="does not fit"):
-        load_shipped(build_net((16, 32, 64, 48)), DEFAULT_MODEL)
+        load_shipped(build_net((16, 32, 64, 48)), OUTPUT)
     # The face reader too, its grid halved once more.
     from models.train import FACE_POOLS
     from vision.classifier import FaceReader

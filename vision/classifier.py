@@ -53,7 +53,8 @@ about what a 1280x720 camera gives a card 100 px wide."""
 CLASSES: tuple[str, ...] = ALL_CODES + ("none",)
 """The model's outputs in order: the 53 card codes, then ``"none"``."""
 
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "cards-int8.onnx"
+"""The shipped corner reader: ``cards.onnx`` quantised to 8 bits (``models/quantize.py``)."""
 DEFAULT_FACE_MODEL = DEFAULT_MODEL.with_name("faces.onnx")
 
 _MAX_SUPERSAMPLE = 6

@@ -54,6 +54,9 @@ where unfamiliar print (a word on a box, a court card's frame) lands, and a pack
 _PARALLEL = math.cos(math.radians(8))
 _DISTINCT = 0.9
 """A candidate read this surely, at more than 8 degrees to a nearby one, is another card."""
+_A_TABLE = 2
+"""A card seen whole beside which this many other cards are read surely (``_DISTINCT``), by their own
+corners and outside it, lies on a table: it is not the one card of a close-up."""
 _SAME_INDEX = 0.1
 """Index corners read this close (in card widths) are one printed index: no fan spreads cards so tightly
 that a second index shows."""
@@ -150,8 +153,8 @@ def check_frame(frame_bgr: object) -> np.ndarray:
 class Recognizer:
     """Finds and reads every face-up card in a BGR frame of any size.
 
-    ``classifier`` defaults to the shipped model (``models/cards.onnx``, one
-    thread).  ``min_confidence`` is the probability below which a card is not
+    ``classifier`` defaults to the shipped model (``models/cards-int8.onnx``,
+    one thread).  ``min_confidence`` is the probability below which a card is not
     reported.  ``work_size`` is the long side, in pixels, at which the frame's
     geometry is analysed (larger frames are shrunk, tiny ones enlarged);
     patches are always cut from the full-resolution frame.  ``read_again``:
@@ -241,7 +244,10 @@ class Recognizer:
             framed = [c for c in whole if id(c) in picture]
             best = max(framed if any(c.by_face for c in framed) else whole,
                        key=lambda c: (c.agreed, c.reads, c.confidence))
-            if (best.agreed and best.confidence >= _AGREED) or all(c.confidence <= best.confidence for c in candidates):
+            # Not where other cards are read surely beside it: a table, one of whose cards seen whole
+            # was read, and its dark cloth's corners as a card.
+            if (((best.agreed and best.confidence >= _AGREED) or all(c.confidence <= best.confidence for c in candidates))
+                    and not _a_table_beside(best, candidates)):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._suppress(candidates)
                 if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
@@ -613,6 +619,19 @@ class Recognizer:
         order = np.argsort(-c.probs)
         alternatives = tuple((_CODES[j], round(float(c.probs[j]), 4)) for j in order[1:4] if c.probs[j] > 0.01)
         return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
+
+
+def _a_table_beside(card: _Candidate, candidates: list[_Candidate]) -> bool:
+    """Whether ``_A_TABLE`` or more cards of other codes than ``card``'s are read surely with their
+    centres off it (a card inside a close-up's picture, a court's frame or a pip, lies on it)."""
+    to_card = np.linalg.inv(card.card_to_frame)
+    beside = set()
+    for c in candidates:
+        if c.confidence >= _DISTINCT and c.code != card.code:
+            u, v, w = (to_card @ np.array([c.centre[0], c.centre[1], 1.0])).tolist()
+            if w <= 0 or not (0 <= u / w <= CARD_SIZE[0] and 0 <= v / w <= CARD_SIZE[1]):
+                beside.add(c.code)
+    return len(beside) >= _A_TABLE
 
 
 def _read_alike_twice(candidates: list[_Candidate]) -> list[_Candidate]:
