@@ -3,7 +3,7 @@
 ``python -m models.quantize`` (part of ``make train``, after ``models.train``):
 the trained ``cards.onnx`` stays as it is (a later run trains on from it),
 and its copy with 8-bit weights (per channel) and activations reads a patch
-in about two thirds of the time on one core (``MODEL_CARD.md``).  Each
+in about three quarters of the time on one core (``MODEL_CARD.md``).  Each
 activation's range is measured on synthetic patches of every deck, cards and
 ``none`` alike, drawn afresh from a fixed seed: what the reader is trained
 to read, and the same ranges on every run.  It prints how often the two
