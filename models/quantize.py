@@ -52,7 +52,8 @@ def quantize(source: Path, output: Path, calibration: np.ndarray) -> None:
 
     prepared = output.with_suffix(".prepared.onnx")
     try:
-        quant_pre_process(str(source), str(prepared))
+        # Every shape but the batch's is fixed: ONNX's own shape inference does (the symbolic one needs sympy).
+        quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
         # The last layer and the softmax stay float: 8-bit logits would round the confidences the
         # recogniser weighs (0.97 and 0.99 alike to 1.0), for no time worth having.
         nodes = onnx.load(str(prepared)).graph.node
