@@ -4,7 +4,7 @@ what it finds.  The shipped network itself is measured by ``companion eval`` (mo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cv2
@@ -186,6 +186,39 @@ def test_the_second_look_sees_the_parts_about_its_corners_each_once() -> None:
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
+def test_a_place_where_a_card_may_lie_is_looked_at_closer_still(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second look is spent about the first's unseen corners at the size that brings the cards to
+    ``CARD_PX``, and about each place handed in (``also``) as much closer again as a far card is
+    narrower, within ``max_size`` and the frame's own pixels; with nothing unseen and no place, not at all."""
+    detector = CardDetector(DEFAULT_DETECTOR, max_size=3200)
+    frame = np.zeros((2250, 4000, 3), np.uint8)
+    first = [CardCorner(500.0 + 400 * i, 500.0, 0.0, 234.375, 0.9) for i in range(3)]   # 37.5 px at 640
+    looks: list[tuple[int, tuple[int, int], tuple[int, ...]]] = []
+
+    def look(part: np.ndarray, size: int, **where: object) -> list[CardCorner]:
+        at = where.get("at", (0, 0))
+        assert isinstance(at, tuple)
+        looks.append((size, at, part.shape[:2]))
+        return list(first) if size == detector.size else []
+
+    monkeypatch.setattr(detector, "look", look)
+    far = CardCorner(3000.0, 1500.0, 0.0, 234.375, 0.4)
+    detector.find(frame, unseen=lambda found: [])
+    assert [size for size, _, _ in looks] == [640]
+    looks.clear()
+    detector.find(frame, unseen=lambda found: [], also=[far])
+    ((size, (x0, y0), (h, w)),) = looks[1:]
+    assert size == round(2048 / 0.7) and x0 <= far.x < x0 + w and y0 <= far.y < y0 + h
+    looks.clear()
+    detector.find(frame, unseen=lambda found: found[:1], also=[far])
+    assert sorted(size for size, _, _ in looks[1:]) == [2048, 2926]
+    looks.clear()
+    monkeypatch.setattr(detector, "max_size", 2400)
+    detector.find(frame, unseen=lambda found: [], also=[far])
+    assert [size for size, _, _ in looks[1:]] == [2400]
+
+
+@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
 def test_a_live_frames_small_cards_come_back_turned_and_sized_right() -> None:
     """Cards 80 px wide in a 1280x720 frame, 40 at the first look, where that look alone gives most
     of their top-left corners askew or mis-sized: every one comes back within 10 degrees and 10 %."""
@@ -226,8 +259,8 @@ class _Told:
     def __init__(self, corners: list[CardCorner]) -> None:
         self.corners = corners
 
-    def find(self, frame: np.ndarray, *,
-             unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None) -> list[CardCorner]:
+    def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
+             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
         return list(self.corners)
 
 
@@ -307,20 +340,27 @@ class _ReadsInkAtTheRight:
         return out
 
 
-def test_a_card_the_geometry_proposes_but_cannot_read_is_left_to_the_detector() -> None:
-    """A learned corner at the corner of a card the geometry proposed is read where that proposal read
-    nothing (a far card of a table seen at an angle, grown to the near cards' width): only a card read
-    already makes it redundant."""
-    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+def _grey_desk_with_a_card(corner: CardCorner) -> np.ndarray:
+    """A white card on a grey desk at ``corner``, with ink where its index lies (the geometry proposes
+    it) and just beyond its index box at its own width."""
     m = corner.card_to_frame()
     frame = np.full((720, 1280, 3), 120, np.uint8)
 
     def fill(box: tuple[tuple[int, int], ...], colour: int) -> None:
         cv2.fillPoly(frame, [np.array([(m @ np.array([x, y, 1.0]))[:2] for x, y in box], np.int32)], (colour,) * 3)
 
-    fill(((0, 0), (250, 0), (250, 350), (0, 350)), 240)   # a white card on a grey desk
-    fill(((14, 20), (36, 20), (36, 100), (14, 100)), 40)  # ink where its index lies: the geometry proposes it
-    fill(((83, 50), (90, 50), (90, 70), (83, 70)), 20)    # ink just beyond its index box at its own width
+    fill(((0, 0), (250, 0), (250, 350), (0, 350)), 240)
+    fill(((14, 20), (36, 20), (36, 100), (14, 100)), 40)
+    fill(((83, 50), (90, 50), (90, 70), (83, 70)), 20)
+    return frame
+
+
+def test_a_card_the_geometry_proposes_but_cannot_read_is_left_to_the_detector() -> None:
+    """A learned corner at the corner of a card the geometry proposed is read where that proposal read
+    nothing (a far card of a table seen at an angle, grown to the near cards' width): only a card read
+    already makes it redundant."""
+    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+    frame = _grey_desk_with_a_card(corner)
     proposed = Recognizer(classifier=_NoCards()).propose(frame)
     assert any(np.allclose(p @ np.array([0.0, 0.0, 1.0]), (400.0, 200.0, 1.0), atol=1.0) for p in proposed)
     wider = corner._replace(width=1.1 * corner.width)     # as wide within 15 percent: the same card's corner
@@ -331,6 +371,48 @@ def test_a_card_the_geometry_proposes_but_cannot_read_is_left_to_the_detector() 
     # Before anything is read, every learned corner is a proposal (which are read depends on the reads).
     assert any(np.allclose(p, wider.card_to_frame(), atol=1e-6)
                for p in Recognizer(classifier=reader, detector=_Told([wider])).propose(frame))
+
+
+class _ReadsAnyOf:
+    """A corner reader double that sees an index but splits it evenly among ``codes`` codes."""
+
+    def __init__(self, codes: int) -> None:
+        self.codes = codes
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, :self.codes] = 0.6 / self.codes
+        out[:, -1] = 0.4
+        return out
+
+
+class _Asked(_Told):
+    """A detector double that finds nothing and keeps the places it was asked to look at closely."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.also: list[CardCorner] = []
+
+    def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
+             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
+        self.also = list(also)
+        return []
+
+
+def test_a_card_the_geometry_reads_in_doubt_is_looked_for_closely() -> None:
+    """Where the geometry's card reads under ``min_confidence`` but not hopelessly (a far card of a table
+    seen at an angle, grown at the near cards' width), the detector is asked to look closely at its
+    place; a card read, read as nothing, or read as any of ten codes alike, is no such place."""
+    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+    frame = _grey_desk_with_a_card(corner)
+    centre = corner.card_to_frame() @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0])
+    for reader, asked in ((_ReadsQueenAt(0.55), True), (_ReadsQueenAt(0.1), False), (_ReadsQueenAt(0.8), False),
+                          (_ReadsAnyOf(10), False)):
+        detector = _Asked()
+        Recognizer(classifier=reader, detector=detector, read_again=False).detect(frame)
+        there = [c for c in detector.also if math.hypot(c.x - centre[0], c.y - centre[1]) < 0.2 * corner.width]
+        assert bool(there) == asked, reader
+        assert all(abs(math.log(c.width / corner.width)) < math.log(1.2) for c in there)
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")

@@ -31,7 +31,7 @@ same on every deck; which deck it is, only the reader needs to know.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -65,6 +65,10 @@ _AROUND = 2.2
 widths from any of its corners, and the first look's width can be a fifth off."""
 _WHOLE = 0.6
 """... and the whole frame where those places would cover more than this share of it."""
+_FAR = 0.7
+"""A card about a place handed in to be looked at (``CardDetector.find``'s ``also``) may be this much
+narrower than the table's cards (a far one of a table seen at an angle, which the first look missed):
+such places are looked at as much closer again."""
 _SAME = 0.12
 """Votes this close (a share of the card's width) are one corner: two cards in a row lie further apart."""
 _ALIKE = math.cos(math.radians(40))
@@ -276,15 +280,16 @@ class CardDetector:
         self.threshold = float(threshold)
         self.index = float(index)
 
-    def find(self, frame_bgr: np.ndarray, *,
-             unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None) -> list[CardCorner]:
+    def find(self, frame_bgr: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
+             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
         """Every index corner found in ``frame_bgr``, in the frame's own pixels (:func:`paired`'s
         measured ones beside the corners they were measured from; the plain corners measure, but
         are not handed on).
 
         ``unseen`` keeps those of the first look's corners that no card known
         already explains (the recogniser's geometry proposes most cards of a
-        table it suits): the second look is spent only about those.
+        table it suits): the second look is spent only about those, and about
+        ``also``, places where a card may lie (a card the geometry read in doubt).
         """
         h, w = frame_bgr.shape[:2]
         k = self.size / max(h, w)
@@ -298,6 +303,12 @@ class CardDetector:
         places = self.places(frame_bgr.shape, around, again)
         closer = [c for x0, y0, x1, y1 in places for c in self.look(frame_bgr[y0:y1, x0:x1], again, gain=gain,
                                                                    whole=frame_bgr.shape, at=(x0, y0))]
+        if also:
+            nearer = min(max(again, min(self.max_size, max(h, w))), round(again / _FAR))
+            far = self.places(frame_bgr.shape, list(also), nearer)
+            closer += [c for x0, y0, x1, y1 in far for c in self.look(frame_bgr[y0:y1, x0:x1], nearer, gain=gain,
+                                                                     whole=frame_bgr.shape, at=(x0, y0))]
+            places += far
         kept = [c for c in found if not any(x0 <= c.x < x1 and y0 <= c.y < y1 for x0, y0, x1, y1 in places)]
         return self._indices(paired(closer + kept))
 

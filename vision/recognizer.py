@@ -18,7 +18,7 @@ vision.recognizer.FrameError: frame must be (height, width, 3) BGR, got shape (4
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
 
@@ -65,6 +65,10 @@ _UNSURE = (0.3, 0.9)
 _SHIFTS = tuple(np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
                 for dx, dy in ((-3.0, 0.0), (3.0, 0.0), (0.0, -3.0), (0.0, 3.0)))
 """Card units (3 of a card's 250: about a pixel in a camera frame) by which an unsure corner is moved."""
+_DOUBTED = 0.2
+"""A card the geometry read this surely, but under ``min_confidence``, may be there: the detector's
+closer look takes in its place too (a far card of a table seen at an angle, grown at the near ones' width).
+A read spread thinner over many codes is no card's."""
 _TABLE_CARD = 0.45
 """No card on a table is wider than this share of the picture's long side (a table's straight rim
 would otherwise pass for one); a wider card is looked for only where none is found (a close-up)."""
@@ -91,10 +95,11 @@ class Classifier(Protocol):
 
 class Corners(Protocol):
     """What the recogniser needs from a corner detector (``CardDetector`` or a test double):
-    ``unseen`` keeps the corners of cards not read already, where it may look more closely."""
+    ``unseen`` keeps the corners of cards not read already, where it may look more closely, as about
+    ``also``, the places of cards read in doubt."""
 
-    def find(self, frame_bgr: np.ndarray, *,
-             unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None) -> list[CardCorner]: ...
+    def find(self, frame_bgr: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
+             also: Sequence[CardCorner] = ()) -> list[CardCorner]: ...
 
 
 class _NoCards:
@@ -210,7 +215,8 @@ class Recognizer:
             # The learned corners where the geometry read no card: a proposal that read nothing (a
             # far card sized as the near ones, an outline askew) leaves its card to them.
             read = [c for c in candidates if c.confidence >= self.min_confidence]
-            learned = self._learned(frame, looks.to_frame, beside=read)
+            doubted = [c for c in candidates if _DOUBTED <= c.confidence < self.min_confidence]
+            learned = self._learned(frame, looks.to_frame, beside=read, doubted=doubted)
             candidates += self._candidates(frame, learned, looks.value, looks.to_frame)[0]
         picture = {id(c) for c in whole}   # the readings of the picture's own frame as one card
         if not any(c.confidence >= self.min_confidence for c in candidates):
@@ -447,14 +453,15 @@ class Recognizer:
 
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
-    def _learned(self, frame: np.ndarray, to_frame: np.ndarray, *,
-                 beside: list[_Candidate] | None = None) -> list[_detect.Hypothesis]:
+    def _learned(self, frame: np.ndarray, to_frame: np.ndarray, *, beside: list[_Candidate] | None = None,
+                 doubted: Sequence[_Candidate] = ()) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
         top-left one.
 
         The detector hands on only the corners its index map says hold an index.  Beside the geometry
         (``beside``: the cards it read), none of a card read already, each card
-        once, each read surely: the detector sees cards where the geometry's whiteness cannot (a white
+        once, each read surely, the closer look taking in the places of the cards it read in doubt
+        (``doubted``): the detector sees cards where the geometry's whiteness cannot (a white
         card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
         may hold them back.  Alone: every one, and at the table's card width too
         (:func:`~vision.detector.sized_alike`).
@@ -480,7 +487,8 @@ class Recognizer:
             fresh = _detect.new_to(hypotheses(corners, True), known, anyhow=True)
             return [corners[h.corner] for h in fresh]
 
-        found = self.detector.find(frame, unseen=unseen)
+        found = self.detector.find(frame, unseen=unseen, also=[
+            CardCorner(float(c.centre[0]), float(c.centre[1]), 0.0, c.width, c.confidence) for c in doubted])
         return _detect.new_to(_detect.unique(hypotheses(found, True)), known)
 
     @staticmethod
