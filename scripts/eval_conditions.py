@@ -16,7 +16,9 @@ again under one change at a time, each a thing a real table does to a camera:
 * ``blur``: out of focus (a Gaussian of 2.5 pixels);
 * ``oblique``: seen from a camera tilted away from vertical, as from a shelf
   beside the table (the far edge 0.6 as wide as the near one, the depth
-  foreshortened to 0.8).
+  foreshortened to 0.8);
+* ``oblique90``, ``oblique180``, ``oblique270``: the same from the table's
+  other sides (the picture turned that far clockwise first).
 
 A recogniser tuned to the development photos' light and framing falls
 apart under these; the figures show how far it depends on them.  Labels
@@ -90,6 +92,9 @@ CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "webcam": _webcam,
     "blur": lambda f: cv2.GaussianBlur(f, (0, 0), 2.5),
     "oblique": _oblique,
+    "oblique90": lambda f: _oblique(cv2.rotate(f, cv2.ROTATE_90_CLOCKWISE)),
+    "oblique180": lambda f: _oblique(cv2.rotate(f, cv2.ROTATE_180)),
+    "oblique270": lambda f: _oblique(cv2.rotate(f, cv2.ROTATE_90_COUNTERCLOCKWISE)),
 }
 
 
