@@ -319,14 +319,17 @@ class CardDetector:
     def second_size(self, frame_bgr: np.ndarray, found: list[CardCorner]) -> int | None:
         """The long side of the look that makes the narrower cards of ``found`` (a look at ``size``)
         about ``CARD_PX`` wide, by its sure index corners (a patterned floor's or a rim's corners hold
-        none), or None where that look would change little or nothing tells the width.
+        none); where it found corners, but too few sure ones to size by, the closest look the frame
+        and ``max_size`` allow; None where that look would change little or nothing was found.
 
         The narrower quarter's width, not the median: the first look finds few of the small cards
-        (the far ones of a table seen at an angle) and sizes those it finds too wide."""
+        (the far ones of a table seen at an angle) and sizes those it finds too wide, or too unsurely
+        to size by at all (a table seen from its side, its cards 30 px wide at the first look)."""
         widths = sorted(c.width for c in found if c.score >= _SIZING and c.holds_index >= self.index)
-        if len(widths) < 2:
-            return None
         long_side = max(frame_bgr.shape[:2])
+        if len(widths) < 2:
+            closest = min(self.max_size, long_side)
+            return closest if found and math.log(closest / self.size) > _LOOK_AGAIN else None
         seen = widths[len(widths) // 4] * self.size / long_side          # at the first look
         again = int(min(max(self.size, min(self.max_size, long_side)), max(self.size / 2, self.size * CARD_PX / seen)))
         return again if abs(math.log(again / self.size)) > _LOOK_AGAIN else None
