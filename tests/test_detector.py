@@ -379,6 +379,23 @@ def test_a_card_the_geometry_proposes_but_cannot_read_is_left_to_the_detector() 
                for p in Recognizer(classifier=reader, detector=_Told([wider])).propose(frame))
 
 
+def test_a_corner_sized_off_the_table_is_read_at_the_tables_width_beside_the_geometry_too() -> None:
+    """A card beneath another shows one corner, whose look can size it a third off: beside the geometry
+    as alone, it is read at the width of the table's other cards as well, and found there."""
+    corner = CardCorner(300.0, 200.0, 0.0, 90.0, 0.9)
+    frame = np.full((720, 1280, 3), 230, np.uint8)   # a white desk: the geometry sees no card
+    m = corner.card_to_frame()
+    ink = np.array([(m @ np.array([x, y, 1.0]))[:2] for x, y in ((62, 20), (78, 20), (78, 100), (62, 100))], np.int32)
+    cv2.fillPoly(frame, [ink], (40, 40, 40))         # read by _ReadsInkAtTheRight at the card's own width only
+    row = [CardCorner(700.0 + 130 * k, 450.0, 0.0, 90.0, 0.9) for k in range(3)]
+    askew = corner._replace(width=120.0)
+    reader = _ReadsInkAtTheRight()
+    assert Recognizer(classifier=reader, detector=_Told([askew]), read_again=False).detect(frame) == []
+    (found,) = Recognizer(classifier=reader, detector=_Told(row + [askew]), read_again=False).detect(frame)
+    assert found.code == "QS"
+    assert np.allclose(found.outline[:2], [(300.0, 200.0), (390.0, 200.0)], atol=1.0)
+
+
 class _ReadsAnyOf:
     """A corner reader double that sees an index but splits it evenly among ``codes`` codes."""
 

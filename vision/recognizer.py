@@ -463,8 +463,9 @@ class Recognizer:
         once, each read surely, the closer look taking in the places of the cards it read in doubt
         (``doubted``): the detector sees cards where the geometry's whiteness cannot (a white
         card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
-        may hold them back.  Alone: every one, and at the table's card width too
-        (:func:`~vision.detector.sized_alike`).
+        may hold them back.  Alone: every one.  Either way, each at the table's card width too
+        (:func:`~vision.detector.sized_alike`): a card beneath another shows one corner, whose look
+        can size it a third off.
         """
         assert self.detector is not None
         back = np.linalg.inv(to_frame)
@@ -487,8 +488,8 @@ class Recognizer:
             fresh = _detect.new_to(hypotheses(corners, True), known, anyhow=True)
             return [corners[h.corner] for h in fresh]
 
-        found = self.detector.find(frame, unseen=unseen, also=[
-            CardCorner(float(c.centre[0]), float(c.centre[1]), 0.0, c.width, c.confidence) for c in doubted])
+        found = sized_alike(self.detector.find(frame, unseen=unseen, also=[
+            CardCorner(float(c.centre[0]), float(c.centre[1]), 0.0, c.width, c.confidence) for c in doubted]))
         return _detect.new_to(_detect.unique(hypotheses(found, True)), known)
 
     @staticmethod
