@@ -286,12 +286,14 @@ class _ReadsQueen:
         return out
 
 
-def _white_desk_with_an_index(corner: CardCorner, *, glyph: bool = True) -> np.ndarray:
+def _white_desk_with_an_index(corner: CardCorner, *, glyph: bool = True,
+                              box: Sequence[tuple[int, int]] = ()) -> np.ndarray:
     """A plain light frame (no edge for the geometry, as a white card on a white desk gives none) with
-    ink where ``corner``'s card has its index: a glyph, or one straight line along the card's top edge."""
+    ink where ``corner``'s card has its index: a glyph, or one straight line along the card's top edge;
+    or over ``box`` (card units) where one is given."""
     frame = np.full((720, 1280, 3), 230, np.uint8)
     m = corner.card_to_frame()
-    box = [(14, 20), (36, 20), (36, 100), (14, 100)] if glyph else [(6, 10), (44, 10), (44, 14), (6, 14)]
+    box = box or ([(14, 20), (36, 20), (36, 100), (14, 100)] if glyph else [(6, 10), (44, 10), (44, 14), (6, 14)])
     points = np.array([(m @ np.array([x, y, 1.0]))[:2] for x, y in box], np.int32)
     cv2.fillPoly(frame, [points], (40, 40, 40))
     return frame
@@ -383,10 +385,8 @@ def test_a_corner_sized_off_the_table_is_read_at_the_tables_width_beside_the_geo
     """A card beneath another shows one corner, whose look can size it a third off: beside the geometry
     as alone, it is read at the width of the table's other cards as well, and found there."""
     corner = CardCorner(300.0, 200.0, 0.0, 90.0, 0.9)
-    frame = np.full((720, 1280, 3), 230, np.uint8)   # a white desk: the geometry sees no card
-    m = corner.card_to_frame()
-    ink = np.array([(m @ np.array([x, y, 1.0]))[:2] for x, y in ((62, 20), (78, 20), (78, 100), (62, 100))], np.int32)
-    cv2.fillPoly(frame, [ink], (40, 40, 40))         # read by _ReadsInkAtTheRight at the card's own width only
+    # Ink that _ReadsInkAtTheRight reads at the card's own width only.
+    frame = _white_desk_with_an_index(corner, box=[(62, 20), (78, 20), (78, 100), (62, 100)])
     row = [CardCorner(700.0 + 130 * k, 450.0, 0.0, 90.0, 0.9) for k in range(3)]
     askew = corner._replace(width=120.0)
     reader = _ReadsInkAtTheRight()
