@@ -719,6 +719,18 @@ def test_a_card_covered_all_but_its_index_is_a_card_of_its_own() -> None:
     assert [CLASSES[c.code] for c in Recognizer._suppress([top, beneath, under])] == ["2C", "9H"]
 
 
+def test_an_index_a_dropped_repeat_read_is_the_kept_cards_print() -> None:
+    """A KS read surely at its own size, and again through a box half its width at its far index
+    (a repeat, dropped); a box narrower still reads that index as a KC.  The KC is the KS's print,
+    though its centre and index lie off the KS's reads (``scene-photos/test/IMG_2510.JPG``)."""
+    card = _candidate("KS", 0.99, 100, 100, 80)
+    repeat = _candidate("KS", 0.95, 150, 180, 40)          # centre 60 px from the card's: the same card
+    ghost = _candidate("KC", 0.72, 150, 180, 30)           # centre 51 px off, index 94 px off its read
+    assert [CLASSES[c.code] for c in Recognizer._suppress([card, repeat, ghost])] == ["KS"]
+    # Without the repeat's read, nothing ties the KC's index to the KS.
+    assert [CLASSES[c.code] for c in Recognizer._suppress([card, ghost])] == ["KS", "KC"]
+
+
 def _read_as(**probs: float) -> np.ndarray:
     """One corner's read: the given codes at their probabilities, the rest spread evenly."""
     p = np.zeros(len(CLASSES))

@@ -545,7 +545,10 @@ class Recognizer:
         another, it shows only that.  Two candidates that read an index
         corner at the same place are the same card, whatever else differs:
         one printed index is one card's (a corner put on a false edge reads
-        a real index at the wrong angle, often as another rank).
+        a real index at the wrong angle, often as another rank).  That holds
+        for the repeats dropped too: where a surer repeat of a kept card read
+        an index, a box a third of the card's width reading it as another
+        suit is that card's print again.
         Of two sure reads of one card, the one of the size most of the
         frame's sure cards have is kept, however slightly surer the other is.
         The grown read still rules out what lies within it, except a card
@@ -597,6 +600,8 @@ class Recognizer:
         # Every candidate kept suppresses the rest; ``shown[slot]`` is the one reported for its card.
         kept: list[tuple[int, int]] = []
         shown: list[_Candidate] = []
+        # The candidates dropped as a kept one's repeats: the index they read is that card's print too.
+        repeated: list[int] = []
         for i, c in enumerate(ordered):
             duplicate = False
             for j, slot in kept:
@@ -610,10 +615,13 @@ class Recognizer:
                 if stands_in(i, j):
                     shown[slot] = c
                     kept.append((i, slot))
+                else:
+                    repeated.append(i)
                 break
-            if not duplicate:
-                kept.append((i, len(shown)))
-                shown.append(c)
+            if duplicate or any(_one_printed_index(c, ordered[m]) for m in repeated):
+                continue
+            kept.append((i, len(shown)))
+            shown.append(c)
         return shown
 
     @staticmethod
