@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.decks import HELD_OUT, load_all
-from models.train import CACHE, _in_workers, folded_weights, freeze_norms, predict, save_with_metadata
+from models.train import CACHE, _in_workers, folded_weights, freeze_norms, predict, save_with_metadata, show_progress
 from vision.detector import MAPS, STRIDE, WIDTH_UNIT, CardCorner, decode
 
 if TYPE_CHECKING:  # torch is training-only: imported where it is used
@@ -425,11 +425,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"\n    step {k + 1}: held-out decks (200 scenes) recall {s['recall']:.3f} "
                       f"precision {s['precision']:.3f}", file=sys.stderr, flush=True)
                 train_mode()
-            if k % 20 == 0 or k == n_steps - 1:
-                done = (k + 1) / n_steps
-                bar = "#" * int(30 * done)
-                print(f"\r    epoch {epoch + 1}/{args.epochs} [{bar:<30}] loss {total / (k + 1):.3f} "
-                      f"{time.time() - t1:.0f} s", end="", file=sys.stderr, flush=True)
+            show_progress(epoch, args.epochs, k, n_steps, total / (k + 1), t1)
         print(file=sys.stderr)
         found = [decode(m) for m in predict(net, held_images, batch=64)]
         s = score(found, held_targets)

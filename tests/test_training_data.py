@@ -11,7 +11,7 @@ import pytest
 
 from models.data import NONE, scene_negatives
 from models.decks import Deck
-from models.train import _channels
+from models.train import _channels, show_progress
 from vision.classifier import CLASSES, CORNER_BOX, FACE_SHAPE, PATCH_SHAPE, extract_patch, rotate_180
 from vision.render import PlacedCard, render_scene
 
@@ -239,3 +239,12 @@ def test_whole_photos_of_tables_are_none_faces_unless_a_card_fills_them(tmp_path
     assert negatives.x.shape[1:] == FACE_SHAPE + (3,)
     tables = rendered_tables(3, np.random.default_rng(1))
     assert len(tables.y) == 3 and set(tables.y.tolist()) == {NONE}
+
+
+def test_an_epochs_progress_bar_is_redrawn_every_twenty_steps_and_full_at_its_last(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for step in (0, 5, 20, 99):
+        show_progress(2, 40, step, 100, 0.5, since=0.0)
+    bars = capsys.readouterr().err.split("\r")[1:]
+    assert [b.split("[")[1].split("]")[0].count("#") for b in bars] == [0, 6, 30]
+    assert all(b.startswith("    epoch 3/40 [") and "loss 0.500" in b for b in bars)
