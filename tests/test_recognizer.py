@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -729,6 +730,12 @@ def test_an_index_a_dropped_repeat_read_is_the_kept_cards_print() -> None:
     assert [CLASSES[c.code] for c in Recognizer._suppress([card, repeat, ghost])] == ["KS"]
     # Without the repeat's read, nothing ties the KC's index to the KS.
     assert [CLASSES[c.code] for c in Recognizer._suppress([card, ghost])] == ["KS", "KC"]
+    # A card wrongly taken for a kept one's repeat (its centre near the JC's) is still reported by
+    # another read of its index as its own code.
+    jack = _candidate("JC", 0.99, 100, 100, 80)
+    taken = replace(_candidate("JD", 0.98, 104, 104, 80), read_at=((184.0, 216.0),))
+    again = _candidate("JD", 0.95, 184, 216, 80)
+    assert [CLASSES[c.code] for c in Recognizer._suppress([jack, taken, again])] == ["JC", "JD"]
 
 
 def _read_as(**probs: float) -> np.ndarray:

@@ -548,7 +548,8 @@ class Recognizer:
         a real index at the wrong angle, often as another rank).  That holds
         for the repeats dropped too: where a surer repeat of a kept card read
         an index, a box a third of the card's width reading it as another
-        suit is that card's print again.
+        suit is that card's print again (a read of the same code stays: a
+        card wrongly taken for a repeat is still reported by its next read).
         Of two sure reads of one card, the one of the size most of the
         frame's sure cards have is kept, however slightly surer the other is.
         The grown read still rules out what lies within it, except a card
@@ -600,7 +601,8 @@ class Recognizer:
         # Every candidate kept suppresses the rest; ``shown[slot]`` is the one reported for its card.
         kept: list[tuple[int, int]] = []
         shown: list[_Candidate] = []
-        # The candidates dropped as a kept one's repeats: the index they read is that card's print too.
+        # The candidates dropped as a kept one's repeats: where they read an index as their code, no other
+        # code is read (the same code may be a card wrongly taken for a repeat, read again).
         repeated: list[int] = []
         for i, c in enumerate(ordered):
             duplicate = False
@@ -618,7 +620,7 @@ class Recognizer:
                 else:
                     repeated.append(i)
                 break
-            if duplicate or any(_one_printed_index(c, ordered[m]) for m in repeated):
+            if duplicate or any(c.code != ordered[m].code and _one_printed_index(c, ordered[m]) for m in repeated):
                 continue
             kept.append((i, len(shown)))
             shown.append(c)
