@@ -338,7 +338,8 @@ def _channels(text: str) -> tuple[int, int, int]:
     return parts
 
 
-def main(argv: list[str] | None = None) -> int:
+def options() -> argparse.ArgumentParser:
+    """The command line's options (a test checks that ``make train`` passes only these)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", type=int, default=12000, help="training scenes (default 12000)")
     parser.add_argument("--held", type=int, default=800, help="held-out decks' scenes (default 800)")
@@ -358,7 +359,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="train on from this exported model's weights, batch norms frozen (default: from scratch)")
     parser.add_argument("--report", type=int, default=0, metavar="N",
                         help="also score 200 held-out scenes every N steps (default: after each epoch only)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = options().parse_args(argv)
 
     import torch
 

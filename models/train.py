@@ -376,7 +376,8 @@ def _channels(text: str) -> tuple[int, int, int, int]:
     return a, b, c, d
 
 
-def main(argv: list[str] | None = None) -> int:
+def options() -> argparse.ArgumentParser:
+    """The command line's options (a test checks that ``make train`` passes only these)."""
     parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--per-code", type=int, default=300, help="synthetic top-left corners per card code")
@@ -404,7 +405,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="synthetic tables with chips, mined for 'none' patches the same way (0: none)")
     parser.add_argument("--rows", type=int, default=200,
                         help="synthetic tables with rows of played cards, mined for 'none' patches (0: none)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = options().parse_args(argv)
 
     import torch
     from torch import nn

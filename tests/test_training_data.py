@@ -248,3 +248,34 @@ def test_an_epochs_progress_bar_is_redrawn_every_twenty_steps_and_full_at_its_la
     bars = capsys.readouterr().err.split("\r")[1:]
     assert [b.split("[")[1].split("]")[0].count("#") for b in bars] == [0, 6, 30]
     assert all(b.startswith("    epoch 3/40 [") and "loss 0.500" in b for b in bars)
+
+
+def test_make_train_passes_only_options_the_trainers_take_and_trains_the_faces_first() -> None:
+    """A mistyped option would stop ``make train`` an hour in; the face reader goes first so that
+    both readers share one read of the photos' cut, under the shipped corner reader's digest."""
+    import shlex
+
+    from models import detector, train
+
+    makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
+    names = dict(line.split(" := ", 1) for line in makefile.splitlines() if " := " in line)
+    recipe = makefile.split("\ntrain:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    runs = []
+    for line in recipe:
+        for name, value in names.items():
+            line = line.replace(f"$({name})", value)
+        words = shlex.split(line)
+        if "-m" in words:
+            module = words[words.index("-m") + 1]
+            runs.append((module, words[words.index("-m") + 2:]))
+    parsed = []
+    for module, argv in runs:
+        if module in ("models.train", "models.detector"):
+            args, rest = (train if module == "models.train" else detector).options().parse_known_args(argv)
+            assert rest == [], (module, rest)
+            parsed.append((module, args))
+    trainers = [(m, getattr(a, "reader", None)) for m, a in parsed]
+    assert trainers == [("models.train", "faces")] + [("models.train", "corners")] * 4 + [("models.detector", None)] * 2
+    corners = [a for m, a in parsed if m == "models.train" and a.reader == "corners"]
+    assert corners[0].init is None and all(str(a.init) == "models/cache/last-corners.pt" for a in corners[1:])
+    assert [m for m, _ in runs].index("models.quantize") == len(runs) - 3   # after the corners, before the detector
