@@ -53,7 +53,7 @@ eval: $(STAMP)
 # Trains the card models: faces, then corners (four chained runs, each from the last one's weights), then
 # the detector (CPU torch, the Debian card decks and gimp-data's photographic patterns); see models/README.md.
 # The faces go first: both readers then cut the photos at the card inside them as the shipped corner
-# reader finds it, read once and cached (about 18 minutes on two cores).
+# reader finds it, read once and cached (models/README.md says how long each step takes).
 CORNERS_AGAIN := $(BIN)/python -m models.train --init models/cache/last-corners.pt --real-copies 3
 train: $(STAMP)
 	$(BIN)/pip install -q -e '.[train,test]'
