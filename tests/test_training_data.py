@@ -250,12 +250,9 @@ def test_an_epochs_progress_bar_is_redrawn_every_twenty_steps_and_full_at_its_la
     assert all(b.startswith("    epoch 3/40 [") and "loss 0.500" in b for b in bars)
 
 
-def test_make_train_passes_only_options_the_trainers_take_and_trains_the_faces_first() -> None:
-    """A mistyped option would stop ``make train`` an hour in; the face reader goes first so that
-    both readers share one read of the photos' cut, under the shipped corner reader's digest."""
+def _make_train() -> list[tuple[str, list[str]]]:
+    """The ``python -m`` runs of the Makefile's ``train`` recipe, in order: (module, its arguments)."""
     import shlex
-
-    from models import detector, train
 
     makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
     names = dict(line.split(" := ", 1) for line in makefile.splitlines() if " := " in line)
@@ -268,6 +265,15 @@ def test_make_train_passes_only_options_the_trainers_take_and_trains_the_faces_f
         if "-m" in words:
             module = words[words.index("-m") + 1]
             runs.append((module, words[words.index("-m") + 2:]))
+    return runs
+
+
+def test_make_train_passes_only_options_the_trainers_take_and_trains_the_faces_first() -> None:
+    """A mistyped option would stop ``make train`` an hour in; the face reader goes first so that
+    both readers share one read of the photos' cut, under the shipped corner reader's digest."""
+    from models import detector, train
+
+    runs = _make_train()
     parsed = []
     for module, argv in runs:
         if module in ("models.train", "models.detector"):
@@ -279,3 +285,18 @@ def test_make_train_passes_only_options_the_trainers_take_and_trains_the_faces_f
     corners = [a for m, a in parsed if m == "models.train" and a.reader == "corners"]
     assert corners[0].init is None and all(str(a.init) == "models/cache/last-corners.pt" for a in corners[1:])
     assert [m for m, _ in runs].index("models.quantize") == len(runs) - 3   # after the corners, before the detector
+
+
+def test_the_model_cards_four_stages_are_make_trains_corner_runs() -> None:
+    """The model card's table of ``make train``'s corner stages says what the Makefile runs (stages 2
+    to 4 from the last stage's weights, as its text says)."""
+    from models import train
+
+    card = (Path(__file__).resolve().parent.parent / "models" / "MODEL_CARD.md").read_text()
+    table = card.split("| stage | options |\n", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    stages = [row.split("`")[1].split() for row in table]
+    init = ["--init", "models/cache/last-corners.pt"]
+    said = [train.options().parse_args(words + (init if i else [])) for i, words in enumerate(stages)]
+    runs = [train.options().parse_args(argv) for module, argv in _make_train()
+            if module == "models.train" and "faces" not in argv]
+    assert said == runs
