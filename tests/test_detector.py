@@ -224,6 +224,59 @@ def test_a_place_where_a_card_may_lie_is_looked_at_closer_still(monkeypatch: pyt
     assert [size for size, _, _ in looks[1:]] == [2400]
 
 
+def test_a_close_up_is_looked_at_by_halves_while_its_cards_stay_wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the first look's sure corners are ``_CLOSE`` px wide or wider at it (the median), a look at
+    half its size follows, and another at half again while that look's are, down to ``_LEAST`` px;
+    each look's index corners are handed on beside the first's.  Narrower cards, or ``close_ups=False``,
+    take no such look."""
+    detector = CardDetector(DEFAULT_DETECTOR)
+    frame = np.zeros((504, 378, 3), np.uint8)
+    looks: list[int] = []
+    widths = {640: 120.0, 320: 110.0, 160: 60.0}     # px at each look
+
+    def look(part: np.ndarray, size: int, **where: object) -> list[CardCorner]:
+        looks.append(size)
+        at_look = widths.get(size, 20.0)
+        return ([CardCorner(100.0 + 60 * i, 100.0, 0.0, at_look * 504 / size, 0.9, 0.9) for i in range(3)]
+                + [CardCorner(300.0, 400.0, 0.0, 30.0 * 504 / size, 0.9, 0.9)])     # a narrow card at each
+
+    monkeypatch.setattr(detector, "look", look)
+    found = detector.find(frame)
+    assert looks == [640, 320, 160]
+    # The close-up's looks hand on only the cards they are taken for: at least half _CLOSE wide there.
+    assert sorted(round(c.width * 640 / 504) for c in found) == [30] + [120] * 3 + [220] * 3 + [240] * 3
+    looks.clear()
+    detector.find(frame, close_ups=False)
+    assert looks == [640]
+    looks.clear()
+    widths[640] = 80.0
+    detector.find(frame)
+    assert looks == [640]
+    widths[640], widths[160] = 120.0, 120.0
+    looks.clear()
+    detector.find(frame)
+    assert looks == [640, 320, 160]                              # no look at 80: under _LEAST
+
+
+@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
+def test_a_close_ups_wide_card_is_found_by_a_closer_look() -> None:
+    """A card 215 px wide in a 380x504 photo, 273 px at the first look: that look sizes it too narrow and
+    its index map misses the index corners; the close-up's look at 320 finds both, and alone the
+    detector reads the card."""
+    card = PlacedCard("JH", (190, 260), 0, 215)
+    frame, _ = render_scene([card], size=(380, 504), background="felt")
+
+    def at_index(found: list[CardCorner]) -> int:
+        return sum(any(math.hypot(c.x - x, c.y - y) < 0.1 * card.width_px
+                       and abs(math.log(c.width / card.width_px)) < math.log(1.2) for c in found)
+                   for x, y in card.outline()[[0, 2]])
+
+    detector = CardDetector()
+    assert at_index(detector.find(frame, close_ups=False)) == 0
+    assert at_index(detector.find(frame)) == 2
+    assert [d.code for d in Recognizer(geometry=False).detect(frame)] == ["JH"]
+
+
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
 def test_a_live_frames_small_cards_come_back_turned_and_sized_right() -> None:
     """Cards 80 px wide in a 1280x720 frame, 40 at the first look, where that look alone gives most
@@ -266,7 +319,7 @@ class _Told:
         self.corners = corners
 
     def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
+             also: Sequence[CardCorner] = (), close_ups: bool = True) -> list[CardCorner]:
         return list(self.corners)
 
 
@@ -415,10 +468,11 @@ class _Asked(_Told):
     def __init__(self) -> None:
         super().__init__([])
         self.also: list[CardCorner] = []
+        self.close_ups: bool | None = None
 
     def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
-        self.also = list(also)
+             also: Sequence[CardCorner] = (), close_ups: bool = True) -> list[CardCorner]:
+        self.also, self.close_ups = list(also), close_ups
         return []
 
 
@@ -436,6 +490,10 @@ def test_a_card_the_geometry_reads_in_doubt_is_looked_for_closely() -> None:
         there = [c for c in detector.also if math.hypot(c.x - centre[0], c.y - centre[1]) < 0.2 * corner.width]
         assert bool(there) == asked, reader
         assert all(abs(math.log(c.width / corner.width)) < math.log(1.2) for c in there)
+        assert detector.close_ups is False       # the geometry's close-up hypotheses read those cards
+    alone = _Asked()
+    Recognizer(classifier=_ReadsQueenAt(0.55), detector=alone, geometry=False, read_again=False).detect(frame)
+    assert alone.close_ups is True
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")

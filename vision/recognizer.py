@@ -96,10 +96,10 @@ class Classifier(Protocol):
 class Corners(Protocol):
     """What the recogniser needs from a corner detector (``CardDetector`` or a test double):
     ``unseen`` keeps the corners of cards not read already, where it may look more closely, as about
-    ``also``, the places of cards read in doubt."""
+    ``also``, the places of cards read in doubt; ``close_ups`` asks for a close-up's looks too."""
 
     def find(self, frame_bgr: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = ()) -> list[CardCorner]: ...
+             also: Sequence[CardCorner] = (), close_ups: bool = True) -> list[CardCorner]: ...
 
 
 class _NoCards:
@@ -488,8 +488,11 @@ class Recognizer:
             fresh = _detect.new_to(hypotheses(corners, True), known, anyhow=True)
             return [corners[h.corner] for h in fresh]
 
+        # No close-up looks: the geometry's own close-up hypotheses read those cards (beside them, the
+        # looks find one card more of scene-photos/train and two false ones: models/MODEL_CARD.md).
         found = sized_alike(self.detector.find(frame, unseen=unseen, also=[
-            CardCorner(float(c.centre[0]), float(c.centre[1]), 0.0, c.width, c.confidence) for c in doubted]))
+            CardCorner(float(c.centre[0]), float(c.centre[1]), 0.0, c.width, c.confidence) for c in doubted],
+            close_ups=False))
         return _detect.new_to(_detect.unique(hypotheses(found, True)), known)
 
     @staticmethod
