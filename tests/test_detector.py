@@ -469,10 +469,11 @@ class _Asked(_Told):
         super().__init__([])
         self.also: list[CardCorner] = []
         self.close_ups: bool | None = None
+        self.unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None
 
     def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
              also: Sequence[CardCorner] = (), close_ups: bool = True) -> list[CardCorner]:
-        self.also, self.close_ups = list(also), close_ups
+        self.also, self.close_ups, self.unseen = list(also), close_ups, unseen
         return []
 
 
@@ -494,6 +495,17 @@ def test_a_card_the_geometry_reads_in_doubt_is_looked_for_closely() -> None:
     alone = _Asked()
     Recognizer(classifier=_ReadsQueenAt(0.55), detector=alone, geometry=False, read_again=False).detect(frame)
     assert alone.close_ups is True
+
+
+def test_beside_the_geometry_only_a_sure_corner_calls_for_a_closer_look() -> None:
+    """Of the first look's corners at no card read, those scored under 0.7 (a hand's, a covered card's)
+    are no reason for the second look beside the geometry; a corner of the card read is none either."""
+    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+    detector = _Asked()
+    Recognizer(classifier=_ReadsQueenAt(0.95), detector=detector, read_again=False).detect(_grey_desk_with_a_card(corner))
+    assert detector.unseen is not None
+    weak, sure = CardCorner(900.0, 500.0, 0.0, 120.0, 0.65), CardCorner(1000.0, 300.0, 0.5, 120.0, 0.75)
+    assert detector.unseen([corner, weak, sure]) == [sure]
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")

@@ -8,7 +8,9 @@ corner lies, the direction of the edge leaving it clockwise and the card's
 width.  It finds corners most surely on cards about ``CARD_PX`` pixels wide,
 so it looks twice: once at ``size`` pixels on the frame's long side, to learn
 how wide the cards are, and again at the size that makes them ``CARD_PX``
-wide, where that differs, about the corners of cards not known already.  A
+wide, where that differs, about the corners of cards not known already; a
+close-up, whose cards are wider at the first look than it sizes well, by
+halves too (:meth:`CardDetector.closer_up`).  A
 corner whose card's next corner was found too is also measured by the two
 (:func:`paired`): their distance is a card's side, surer than the width one
 corner's look suggests.  Each corner, taken as a card's top-left one,

@@ -69,6 +69,10 @@ _DOUBTED = 0.2
 """A card the geometry read this surely, but under ``min_confidence``, may be there: the detector's
 closer look takes in its place too (a far card of a table seen at an angle, grown at the near ones' width).
 A read spread thinner over many codes is no card's."""
+_WORTH_A_LOOK = 0.7
+"""Beside the geometry, a first look's corner scored under this is no reason for the detector's closer
+look: the geometry reads the table's cards, and such a corner is most often a hand's or a covered card's
+(alone, they are the only evidence of the far cards, and all count)."""
 _TABLE_CARD = 0.45
 """No card on a table is wider than this share of the picture's long side (a table's straight rim
 would otherwise pass for one); a wider card is looked for only where none is found (a close-up)."""
@@ -486,7 +490,7 @@ class Recognizer:
 
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
             fresh = _detect.new_to(hypotheses(corners, True), known, anyhow=True)
-            return [corners[h.corner] for h in fresh]
+            return [corners[h.corner] for h in fresh if corners[h.corner].score >= _WORTH_A_LOOK]
 
         # No close-up looks: the geometry's own close-up hypotheses read those cards (beside them, the
         # looks find one card more of scene-photos/train and two false ones: models/MODEL_CARD.md).
