@@ -162,6 +162,12 @@ def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner
                        math.exp(log_w[k]) * STRIDE, float(score[i]), ink[k]) for k, i in enumerate(seeds)]
 
 
+def _median_width(corners: list[CardCorner], *, least: int = 1) -> float | None:
+    """The median width of the corners scored ``_SIZING`` or more; None where fewer than ``least`` are."""
+    sure = sorted(c.width for c in corners if c.score >= _SIZING)
+    return sure[len(sure) // 2] if sure and len(sure) >= least else None
+
+
 def sized_alike(corners: list[CardCorner]) -> list[CardCorner]:
     """``corners``, and again at the table's card width each whose own width is more than
     ``_WIDTH_OFF`` from it.
@@ -176,10 +182,9 @@ def sized_alike(corners: list[CardCorner]) -> list[CardCorner]:
     >>> [c.width for c in sized_alike(row + [CardCorner(0.0, 200.0, 0.0, 110.0, 0.9)])]
     [80.0, 80.0, 80.0, 110.0, 80.0]
     """
-    sure = sorted(c.width for c in corners if c.score >= _SIZING)
-    if len(sure) < 3:
+    table = _median_width(corners, least=3)
+    if table is None:
         return list(corners)
-    table = sure[len(sure) // 2]
     return list(corners) + [c._replace(width=table) for c in corners if abs(math.log(c.width / table)) > _WIDTH_OFF]
 
 
@@ -336,8 +341,8 @@ class CardDetector:
         long_side = max(frame_bgr.shape[:2])
         size, seen, out = self.size, found, []
         while size // 2 >= _LEAST:
-            sure = sorted(c.width for c in seen if c.score >= _SIZING)
-            if not sure or sure[len(sure) // 2] * size / long_side < _CLOSE:
+            median = _median_width(seen)
+            if median is None or median * size / long_side < _CLOSE:
                 break
             size //= 2
             seen = self.look(frame_bgr, size, gain=gain)

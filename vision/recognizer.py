@@ -489,8 +489,8 @@ class Recognizer:
         known = [_detect.Hypothesis(back @ c.card_to_frame, c.width * sx, -1) for c in beside]
 
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
-            fresh = _detect.new_to(hypotheses(corners, True), known, anyhow=True)
-            return [corners[h.corner] for h in fresh if corners[h.corner].score >= _WORTH_A_LOOK]
+            sure = [c for c in corners if c.score >= _WORTH_A_LOOK]
+            return [sure[h.corner] for h in _detect.new_to(hypotheses(sure, True), known, anyhow=True)]
 
         # No close-up looks: the geometry's own close-up hypotheses read those cards (beside them, the
         # looks find one card more of scene-photos/train and two false ones: models/MODEL_CARD.md).
