@@ -761,6 +761,24 @@ def test_a_far_corner_that_reads_another_card_outright_does_not_overrule_the_nea
     assert card is not None and CLASSES[card.code] == "7H" and card.reads == 2 and card.agreed
 
 
+def test_a_read_that_names_no_card_backs_a_verdict_but_does_not_overturn_it() -> None:
+    """A webcam frame's 8C, found again by a box turned a little off: its near corner reads 8C at 0.68
+    (6C at 0.24), its far corner, cut off the card, spreads itself over 6C, 5S and 6H.  Multiplied, the
+    two named a 6C at 0.95, a card that is not there.  A vague read still counts where it agrees, or
+    where no read names a card."""
+    to_frame = np.diag([0.4, 0.4, 1.0])
+    near, far = _read_as(**{"8C": 0.68, "6C": 0.24}), _read_as(**{"6C": 0.22, "5S": 0.14, "6H": 0.12})
+    card = Recognizer._combine(near, far, to_frame, 100.0)
+    assert card is not None and CLASSES[card.code] == "8C" and card.reads == 1
+    assert card.confidence == pytest.approx(0.68, abs=1e-6) and card.read_at == ((0.0, 0.0),)
+    backing = _read_as(**{"8C": 0.25, "6C": 0.2})
+    card = Recognizer._combine(near, backing, to_frame, 100.0)
+    assert card is not None and CLASSES[card.code] == "8C" and card.reads == 2 and card.agreed
+    a, b = _read_as(**{"QD": 0.19, "JD": 0.15}), _read_as(**{"QD": 0.17, "AD": 0.14})
+    card = Recognizer._combine(a, b, to_frame, 100.0)
+    assert card is not None and CLASSES[card.code] == "QD" and card.reads == 2
+
+
 class _ReadsAsideAs:
     """Reads single patches (the first looks) as 5S at ``p``; patches read in a batch of four or
     more (the unsure cards' shifted reads) as 5S at ``aside``, 'none' for the rest."""

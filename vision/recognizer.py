@@ -43,6 +43,8 @@ _AGREED = 0.75
 _CONTRADICTS = 0.02
 """A read sure of a code (half or more) that gives the combined verdict less than this names another
 card outright."""
+_VAGUE = 0.3
+"""A read whose surest code is under this names no card: it may back a verdict, not overturn one."""
 _FACE_SURE = 0.8
 """A face read less surely than this adds nothing: unsure reads of a face and two corners, multiplied,
 can agree on a card that none of them named first."""
@@ -509,31 +511,28 @@ class Recognizer:
         multiply, so a 7 that one corner confuses with a 1 is settled by the
         other, and a corner printed where no corner reader looks by the pips;
         unless one names another card outright (``_CONTRADICTS``), when the
-        surest read decides alone.
+        surest read decides alone.  A read that names no card (``_VAGUE``)
+        may back a verdict but not overturn one that a read names (half or
+        more): spread over look-alikes, it tips a product their way (an 8C's
+        far corner cut off the card, 6C at 0.22, turned the near corner's 8C
+        at 0.68 into a 6C at 0.95).
         """
-        read = [p for p in (own, other, face) if p is not None and p[_NONE] < 0.5]
-        if not read:
+        heard = [p for p in (own, other, face) if p is not None and p[_NONE] < 0.5]
+        verdict = _verdict(heard)
+        named = {int(np.argmax(p[:_NONE])) for p in heard if float(p[:_NONE].max()) >= 0.5}
+        if verdict is not None and named and verdict[2] not in named:
+            heard = [p for p in heard if float(p[:_NONE].max()) >= _VAGUE]
+            verdict = _verdict(heard)
+        if verdict is None:
             return None
-        shares = [p[:_NONE] / max(1e-6, 1.0 - float(p[_NONE])) for p in read]
-        q = np.prod(shares, axis=0)
-        total = float(q.sum())
-        if total <= 1e-12:
-            return None   # the two corners flatly contradict each other
-        q = q / total
-        top = int(np.argmax(q))
-        if len(read) > 1 and any(float(v[top]) < _CONTRADICTS and float(v.max()) >= 0.5 for v in shares):
-            # One read names another card outright: it is that card's (a covered corner reads the card over
-            # it; a corner sized too wide reaches the next card's index).  The surest read decides alone.
-            k = max(range(len(read)), key=lambda i: float(shares[i].max()))
-            read, q = [read[k]], shares[k] / float(shares[k].sum())
-            top = int(np.argmax(q))
+        read, q, top = verdict
         seen = 1.0 - min(float(p[_NONE]) for p in read)
         centre = (card_to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))
         agreed = sum(int(np.argmax(p[:_NONE])) == top for p in read) >= 2
         # The corners that vouch for the verdict (a covered corner's read of the covering card does not).
         at = card_to_frame @ np.array([[0.0, CARD_SIZE[0]], [0.0, CARD_SIZE[1]], [1.0, 1.0]])
         read_at = tuple((float(at[0, i] / at[2, i]), float(at[1, i] / at[2, i])) for i, p in enumerate((own, other))
-                        if p[_NONE] < 0.5 and int(np.argmax(p[:_NONE])) == top)
+                        if any(p is r for r in heard) and int(np.argmax(p[:_NONE])) == top)
         return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width,
                           len(read), agreed, face is not None and face[_NONE] < 0.5, read_at)
 
@@ -645,6 +644,28 @@ class Recognizer:
         order = np.argsort(-c.probs)
         alternatives = tuple((_CODES[j], round(float(c.probs[j]), 4)) for j in order[1:4] if c.probs[j] > 0.01)
         return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
+
+
+def _verdict(read: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, int] | None:
+    """The reads that decide, their distributions (``none`` left out) multiplied, and the code they
+    name; the surest read alone where another names another card outright (``_CONTRADICTS``).  None
+    where there is no read, or the reads flatly contradict each other."""
+    if not read:
+        return None
+    shares = [p[:_NONE] / max(1e-6, 1.0 - float(p[_NONE])) for p in read]
+    q = np.prod(shares, axis=0)
+    total = float(q.sum())
+    if total <= 1e-12:
+        return None
+    q = q / total
+    top = int(np.argmax(q))
+    if len(read) > 1 and any(float(v[top]) < _CONTRADICTS and float(v.max()) >= 0.5 for v in shares):
+        # One read names another card outright: it is that card's (a covered corner reads the card over
+        # it; a corner sized too wide reaches the next card's index).  The surest read decides alone.
+        k = max(range(len(read)), key=lambda i: float(shares[i].max()))
+        q = shares[k] / float(shares[k].sum())
+        return [read[k]], q, int(np.argmax(q))
+    return read, q, top
 
 
 def _a_table_beside(card: _Candidate, candidates: list[_Candidate]) -> bool:
