@@ -761,7 +761,7 @@ def test_a_far_corner_that_reads_another_card_outright_does_not_overrule_the_nea
     assert card is not None and CLASSES[card.code] == "7H" and card.reads == 2 and card.agreed
 
 
-def test_a_read_that_names_no_card_backs_a_verdict_but_does_not_overturn_it() -> None:
+def test_the_product_of_the_reads_does_not_overturn_a_read_that_names_a_card() -> None:
     """A webcam frame's 8C, found again by a box turned a little off: its near corner reads 8C at 0.68
     (6C at 0.24), its far corner, cut off the card, spreads itself over 6C, 5S and 6H.  Multiplied, the
     two named a 6C at 0.95, a card that is not there.  A vague read still counts where it agrees, or
@@ -777,6 +777,10 @@ def test_a_read_that_names_no_card_backs_a_verdict_but_does_not_overturn_it() ->
     a, b = _read_as(**{"QD": 0.19, "JD": 0.15}), _read_as(**{"QD": 0.17, "AD": 0.14})
     card = Recognizer._combine(a, b, to_frame, 100.0)
     assert card is not None and CLASSES[card.code] == "QD" and card.reads == 2
+    # Two reads that name different cards, both with a third next: the surer one decides, not the third.
+    eight, five = _read_as(**{"8H": 0.55, "6H": 0.27}), _read_as(**{"5H": 0.44, "6H": 0.35, "8H": 0.04})
+    card = Recognizer._combine(eight, five, to_frame, 100.0)
+    assert card is not None and CLASSES[card.code] == "8H" and card.reads == 1
 
 
 class _ReadsAsideAs:
