@@ -43,8 +43,6 @@ _AGREED = 0.75
 _CONTRADICTS = 0.02
 """A read sure of a code (half or more) that gives the combined verdict less than this names another
 card outright."""
-_VAGUE = 0.3
-"""A read whose surest code is under this names no card: it may back a verdict, not overturn one."""
 _FACE_SURE = 0.8
 """A face read less surely than this adds nothing: unsure reads of a face and two corners, multiplied,
 can agree on a card that none of them named first."""
@@ -512,23 +510,16 @@ class Recognizer:
         other, and a corner printed where no corner reader looks by the pips;
         unless one names another card outright (``_CONTRADICTS``), when the
         surest read decides alone.  Nor may the product overturn a read that
-        names a card (half or more) with a card no read names first: a read
-        that names no card (``_VAGUE``) adds nothing then (spread over
-        look-alikes, it tips a product their way: an 8C's far corner cut off
-        the card, 6C at 0.22, turned the near corner's 8C at 0.68 into a 6C
-        at 0.95), and where the product is still a compromise, the surest
-        read decides alone (an 8H at 0.55 and a 5H at 0.44, both 6H next,
-        made a 6H at 0.73).
+        names a card (half or more) with a card no read names first: the
+        surest read decides alone then too (an 8H read 8H at 0.55 and 5H at
+        0.44, both with 6H next, made a 6H at 0.73).
         """
         heard = [p for p in (own, other, face) if p is not None and p[_NONE] < 0.5]
         verdict = _verdict(heard)
-        named = {int(np.argmax(p[:_NONE])) for p in heard if float(p[:_NONE].max()) >= 0.5}
-        if verdict is not None and named and verdict[2] not in named:
-            heard = [p for p in heard if float(p[:_NONE].max()) >= _VAGUE]
+        if (verdict is not None and verdict[2] not in {int(np.argmax(p[:_NONE])) for p in heard}
+                and any(float(p[:_NONE].max()) >= 0.5 for p in heard)):
+            heard = [max(heard, key=lambda p: float(p[:_NONE].max()) / (1.0 - float(p[_NONE])))]
             verdict = _verdict(heard)
-            if verdict is not None and verdict[2] not in {int(np.argmax(p[:_NONE])) for p in heard}:
-                heard = [max(heard, key=lambda p: float(p[:_NONE].max()) / (1.0 - float(p[_NONE])))]
-                verdict = _verdict(heard)
         if verdict is None:
             return None
         read, q, top = verdict
