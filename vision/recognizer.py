@@ -518,7 +518,7 @@ class Recognizer:
         verdict = _verdict(heard)
         if (verdict is not None and verdict[2] not in {int(np.argmax(p[:_NONE])) for p in heard}
                 and any(float(p[:_NONE].max()) >= 0.5 for p in heard)):
-            heard = [max(heard, key=lambda p: float(p[:_NONE].max()) / (1.0 - float(p[_NONE])))]
+            heard = [_surest(heard)]
             verdict = _verdict(heard)
         if verdict is None:
             return None
@@ -649,7 +649,7 @@ def _verdict(read: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, int]
     where there is no read, or the reads flatly contradict each other."""
     if not read:
         return None
-    shares = [p[:_NONE] / max(1e-6, 1.0 - float(p[_NONE])) for p in read]
+    shares = [_share(p) for p in read]
     q = np.prod(shares, axis=0)
     total = float(q.sum())
     if total <= 1e-12:
@@ -659,10 +659,21 @@ def _verdict(read: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, int]
     if len(read) > 1 and any(float(v[top]) < _CONTRADICTS and float(v.max()) >= 0.5 for v in shares):
         # One read names another card outright: it is that card's (a covered corner reads the card over
         # it; a corner sized too wide reaches the next card's index).  The surest read decides alone.
-        k = max(range(len(read)), key=lambda i: float(shares[i].max()))
-        q = shares[k] / float(shares[k].sum())
-        return [read[k]], q, int(np.argmax(q))
+        surest = _surest(read)
+        share = _share(surest)
+        q = share / float(share.sum())
+        return [surest], q, int(np.argmax(q))
     return read, q, top
+
+
+def _share(read: np.ndarray) -> np.ndarray:
+    """A read's distribution over the codes, its ``none`` left out."""
+    return read[:_NONE] / max(1e-6, 1.0 - float(read[_NONE]))
+
+
+def _surest(reads: list[np.ndarray]) -> np.ndarray:
+    """The read that names its code most surely (``none`` left out): the one that decides alone."""
+    return max(reads, key=lambda p: float(_share(p).max()))
 
 
 def _a_table_beside(card: _Candidate, candidates: list[_Candidate]) -> bool:
