@@ -376,17 +376,25 @@ def test_a_card_the_geometry_cannot_see_is_read_at_the_detectors_corner() -> Non
     assert np.allclose(found.outline[1], (420.0, 200.0), atol=1.0)
 
 
-def test_a_learned_corner_beside_the_geometry_must_read_surely() -> None:
-    """Where the geometry proposes no card, a learned corner's card is reported at 0.85 and not at 0.7
-    (a blank slip's corner can read as a card at 0.66); without the geometry, at the recogniser's 0.6."""
-    corner = CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)
-    frame = _white_desk_with_an_index(corner)
-    for confidence, beside, alone in ((0.85, ["QS"], ["QS"]), (0.7, [], ["QS"]), (0.55, [], [])):
+def test_a_learned_corner_beside_the_geometrys_cards_must_read_surely() -> None:
+    """Where the geometry reads a card, a learned corner at no card of its own is reported at 0.85 and
+    not at 0.7 (a blank slip's corner can read as a card at 0.66).  Where it reads none (a white card on
+    a white desk gives it no edge), the frame is read as the detector alone reads it, at the
+    recogniser's 0.6, and so it is without the geometry."""
+    corner = CardCorner(900.0, 300.0, 0.0, 120.0, 0.9)
+    beside = _grey_desk_with_a_card(CardCorner(300.0, 200.0, 0.0, 120.0, 0.9))
+    cv2.fillPoly(beside, [np.array([(corner.card_to_frame() @ np.array([x, y, 1.0]))[:2]
+                                    for x, y in ((14, 20), (36, 20), (36, 100), (14, 100))], np.int32)], (40, 40, 40))
+    for confidence, found in ((0.85, 2), (0.7, 1)):
         reader = _ReadsQueenAt(confidence)
-        assert [d.code for d in Recognizer(classifier=reader, detector=_Told([corner]),
-                                           read_again=False).detect(frame)] == beside, confidence
-        assert [d.code for d in Recognizer(classifier=reader, detector=_Told([corner]), geometry=False,
-                                           read_again=False).detect(frame)] == alone, confidence
+        assert len(Recognizer(classifier=reader, detector=_Told([]), read_again=False).detect(beside)) == 1
+        assert len(Recognizer(classifier=reader, detector=_Told([corner]), read_again=False).detect(beside)) == found
+    white = _white_desk_with_an_index(corner)
+    for confidence, codes in ((0.85, ["QS"]), (0.7, ["QS"]), (0.55, [])):
+        reader = _ReadsQueenAt(confidence)
+        for geometry in (True, False):
+            assert [d.code for d in Recognizer(classifier=reader, detector=_Told([corner]), geometry=geometry,
+                                               read_again=False).detect(white)] == codes, (confidence, geometry)
 
 
 class _ReadsInkAtTheRight:

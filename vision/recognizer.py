@@ -216,12 +216,19 @@ class Recognizer:
         looks = self._hypotheses(frame)
         candidates, whole = self._candidates(frame, looks.table, looks.value, looks.to_frame)
         if self.detector is not None and self.geometry:
-            # The learned corners where the geometry read no card: a proposal that read nothing (a
-            # far card sized as the near ones, an outline askew) leaves its card to them.
             read = [c for c in candidates if c.confidence >= self.min_confidence]
             doubted = [c for c in candidates if _DOUBTED <= c.confidence < self.min_confidence]
-            learned = self._learned(frame, looks.to_frame, beside=read, doubted=doubted)
-            candidates += self._candidates(frame, learned, looks.value, looks.to_frame)[0]
+            if read:
+                # The learned corners where the geometry read no card: a proposal that read nothing (a
+                # far card sized as the near ones, an outline askew) leaves its card to them.
+                learned = self._learned(frame, looks.to_frame, beside=read, doubted=doubted)
+                candidates += self._candidates(frame, learned, looks.value, looks.to_frame)[0]
+            else:
+                # The geometry read no card at all: it has nothing to second (a frame out of focus, a
+                # desk as white as the cards), so the frame is read as the detector alone reads it,
+                # the places it doubts looked at closely all the same.
+                learned = self._learned(frame, looks.to_frame, doubted=doubted, close_ups=False)
+                candidates += self._candidates(frame, learned, None, looks.to_frame)[0]
         picture = {id(c) for c in whole}   # the readings of the picture's own frame as one card
         if not any(c.confidence >= self.min_confidence for c in candidates):
             # Nothing read at a table's card sizes: perhaps one card seen close up, wider
@@ -458,7 +465,7 @@ class Recognizer:
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
     def _learned(self, frame: np.ndarray, to_frame: np.ndarray, *, beside: list[_Candidate] | None = None,
-                 doubted: Sequence[_Candidate] = ()) -> list[_detect.Hypothesis]:
+                 doubted: Sequence[_Candidate] = (), close_ups: bool = True) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
         top-left one.
 
@@ -467,7 +474,8 @@ class Recognizer:
         once, each read surely, the closer look taking in the places of the cards it read in doubt
         (``doubted``): the detector sees cards where the geometry's whiteness cannot (a white
         card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
-        may hold them back.  Alone: every one.  Either way, each at the table's card width too
+        may hold them back.  Alone (no ``beside``): every one, and those of the close-up's looks
+        where ``close_ups`` and of the places of ``doubted``.  Either way, each at the table's card width too
         (:func:`~vision.detector.sized_alike`): a card beneath another shows one corner, whose look
         can size it a third off.
         """
@@ -479,11 +487,12 @@ class Recognizer:
             return [_detect.Hypothesis(back @ c.card_to_frame(), c.width * sx, i, measured=1, doubtful=doubtful,
                                        learned=True) for i, c in enumerate(corners)]
 
+        also = [CardCorner(float(c.centre[0]), float(c.centre[1]), 0.0, c.width, c.confidence) for c in doubted]
         if beside is None:
             # Every corner handed on is read, and each variant of it (paired, at the table's width): the
             # reader's none answers for those that hold no index after all, and of alike variants the surest read wins
             # (unique would keep the first, a row's corner askew before its pair's measured copy).
-            return hypotheses(sized_alike(self.detector.find(frame)), doubtful=False)
+            return hypotheses(sized_alike(self.detector.find(frame, also=also, close_ups=close_ups)), doubtful=False)
 
         # The cards read, in working pixels: a corner at one of theirs is a card read already.
         known = [_detect.Hypothesis(back @ c.card_to_frame, c.width * sx, -1) for c in beside]
@@ -494,9 +503,7 @@ class Recognizer:
 
         # No close-up looks: the geometry's own close-up hypotheses read those cards (beside them, the
         # looks find one card more of scene-photos/train and two false ones: models/MODEL_CARD.md).
-        found = sized_alike(self.detector.find(frame, unseen=unseen, also=[
-            CardCorner(float(c.centre[0]), float(c.centre[1]), 0.0, c.width, c.confidence) for c in doubted],
-            close_ups=False))
+        found = sized_alike(self.detector.find(frame, unseen=unseen, also=also, close_ups=False))
         return _detect.new_to(_detect.unique(hypotheses(found, True)), known)
 
     @staticmethod
