@@ -344,11 +344,18 @@ def _white_desk_with_an_index(corner: CardCorner, *, glyph: bool = True,
     """A plain light frame (no edge for the geometry, as a white card on a white desk gives none) with
     ink where ``corner``'s card has its index: a glyph, or one straight line along the card's top edge;
     or over ``box`` (card units) where one is given."""
-    frame = np.full((720, 1280, 3), 230, np.uint8)
+    box = box or (_GLYPH if glyph else [(6, 10), (44, 10), (44, 14), (6, 14)])
+    return _inked(np.full((720, 1280, 3), 230, np.uint8), corner, box)
+
+
+_GLYPH = ((14, 20), (36, 20), (36, 100), (14, 100))
+"""Card units: where an index's glyph lies."""
+
+
+def _inked(frame: np.ndarray, corner: CardCorner, box: Sequence[tuple[int, int]]) -> np.ndarray:
+    """``frame`` with ink over ``box`` (card units) of ``corner``'s card."""
     m = corner.card_to_frame()
-    box = box or ([(14, 20), (36, 20), (36, 100), (14, 100)] if glyph else [(6, 10), (44, 10), (44, 14), (6, 14)])
-    points = np.array([(m @ np.array([x, y, 1.0]))[:2] for x, y in box], np.int32)
-    cv2.fillPoly(frame, [points], (40, 40, 40))
+    cv2.fillPoly(frame, [np.array([(m @ np.array([x, y, 1.0]))[:2] for x, y in box], np.int32)], (40, 40, 40))
     return frame
 
 
@@ -382,9 +389,7 @@ def test_a_learned_corner_beside_the_geometrys_cards_must_read_surely() -> None:
     a white desk gives it no edge), the frame is read as the detector alone reads it, at the
     recogniser's 0.6, and so it is without the geometry."""
     corner = CardCorner(900.0, 300.0, 0.0, 120.0, 0.9)
-    beside = _grey_desk_with_a_card(CardCorner(300.0, 200.0, 0.0, 120.0, 0.9))
-    cv2.fillPoly(beside, [np.array([(corner.card_to_frame() @ np.array([x, y, 1.0]))[:2]
-                                    for x, y in ((14, 20), (36, 20), (36, 100), (14, 100))], np.int32)], (40, 40, 40))
+    beside = _inked(_grey_desk_with_a_card(CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)), corner, _GLYPH)
     for confidence, found in ((0.85, 2), (0.7, 1)):
         reader = _ReadsQueenAt(confidence)
         assert len(Recognizer(classifier=reader, detector=_Told([]), read_again=False).detect(beside)) == 1

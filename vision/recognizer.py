@@ -221,14 +221,13 @@ class Recognizer:
             if read:
                 # The learned corners where the geometry read no card: a proposal that read nothing (a
                 # far card sized as the near ones, an outline askew) leaves its card to them.
-                learned = self._learned(frame, looks.to_frame, beside=read, doubted=doubted)
-                candidates += self._candidates(frame, learned, looks.value, looks.to_frame)[0]
+                learned, value = self._learned(frame, looks.to_frame, beside=read, doubted=doubted), looks.value
             else:
                 # The geometry read no card at all: it has nothing to second (a frame out of focus, a
-                # desk as white as the cards), so the frame is read as the detector alone reads it,
-                # the places it doubts looked at closely all the same.
-                learned = self._learned(frame, looks.to_frame, doubted=doubted, close_ups=False)
-                candidates += self._candidates(frame, learned, None, looks.to_frame)[0]
+                # desk as white as the cards), so the frame is read as the detector alone reads it
+                # (no corner moved onto edges), the places it doubts looked at closely all the same.
+                learned, value = self._learned(frame, looks.to_frame, doubted=doubted, close_ups=False), None
+            candidates += self._candidates(frame, learned, value, looks.to_frame)[0]
         picture = {id(c) for c in whole}   # the readings of the picture's own frame as one card
         if not any(c.confidence >= self.min_confidence for c in candidates):
             # Nothing read at a table's card sizes: perhaps one card seen close up, wider
