@@ -8,7 +8,6 @@ where Chromium is not installed.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from weakref import WeakKeyDictionary
 import pytest
 
 from companion.table import Table
+from server_helpers import InThread
 from web.app import create_app, stream_hub
 from web.camera import MemoryCameraView
 from web.config import WebConfig
@@ -42,25 +42,16 @@ class Server:
         self.server = create_server(self.app, host="127.0.0.1", port=port, threads=8)
         self.port = self.server.effective_port
         self.url = f"http://127.0.0.1:{self.port}"
-        self.stopping = False
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.server.run()
-        except OSError:
-            # stop() closes the sockets under the loop's select, which may then see a closed one.
-            if not self.stopping:
-                raise
+        self.loop = InThread(self.server)
 
     def stop(self) -> None:
-        self.stopping = True
         stream_hub(self.app).stop()
+        self.loop.stop(self._close)
+
+    def _close(self) -> None:
         self.server.task_dispatcher.shutdown(timeout=5)
         for channel in list(self.server._map.values()):
             channel.close()
-        self.thread.join(5)
 
 
 @pytest.fixture(scope="module")

@@ -209,19 +209,16 @@ class NetworkServer(Server):
     """The app configured for the whole network (``host = "0.0.0.0"``), listening here on 127.0.0.1 only."""
 
     def __init__(self, table: Table) -> None:
-        import threading
-
         from waitress import create_server
 
+        from server_helpers import InThread
         from web.app import create_app
         from web.config import WebConfig
 
         self.app = create_app(table, config=WebConfig(pin=PIN, host="0.0.0.0", port=8080))
         self.server = create_server(self.app, host="127.0.0.1", port=0, threads=8)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
-        self.stopping = False
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        self.loop = InThread(self.server)
 
 
 def test_the_referee_page_shows_the_scoreboards_address_as_a_code_that_decodes(browser, table):

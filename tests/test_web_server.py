@@ -11,7 +11,6 @@ import contextlib
 import http.client
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 
 from companion.table import Table
-from server_helpers import free_port
+from server_helpers import InThread, free_port
 from web.app import create_app, stream_hub
 from web.config import WebConfig
 from web.server import make_server
@@ -36,14 +35,12 @@ def serving(folder: Path) -> Iterator[tuple[int, object, Table]]:
     app = create_app(table, config=WebConfig(pin="246813"), data_dir=folder, max_streams=4, streams_per_client=2)
     port = free_port()
     server = make_server(app, host="127.0.0.1", port=port)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    loop = InThread(server)
     try:
         yield port, app, table
     finally:
         stream_hub(app).stop()
-        server.close()
-        thread.join(timeout=5)
+        loop.stop(server.close)
         table.close()
 
 
