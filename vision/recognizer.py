@@ -323,6 +323,15 @@ class Recognizer:
             own, other = self._read_again(frame, mats, own, other, unsure, set(second))
             for k, i in unsure:
                 combined[k] = self._combine(own[i], other[k], mats[i], hyps[i].width * px, face[k])
+        # A learned corner beside the geometry's cards must read surely, and its face, where it lies whole
+        # in the picture, is part of that read (a lone card whose corner the geometry put a little aside,
+        # read in doubt there, is then read surely at the detector's corner).  Not the geometry's own
+        # doubtful hypotheses, grown at a width guessed: with their faces, a webcam frame seen at an angle
+        # gained a false card (models/MODEL_CARD.md).
+        short = [k for k, i in enumerate(keep) if hyps[i].learned and hyps[i].doubtful
+                 and (c := combined[k]) is not None and _DOUBTED <= c.confidence < _LEARNED_SURE]
+        for k, faced in zip(short, self._faced(frame, [c for k in short if (c := combined[k]) is not None])):
+            combined[k] = faced
         candidates, whole = [], []
         for k, i in enumerate(keep):
             c = combined[k]
@@ -350,23 +359,27 @@ class Recognizer:
         the code of a surer card beside it was a box astride that card, and
         is dropped (one card found at two places, as :meth:`_suppress` says).
         """
-        if self.faces is None:
-            return cards
+        cards = [*self._faced(frame, [c for c in cards if c.confidence >= _DOUBTED]),
+                 *(c for c in cards if c.confidence < _DOUBTED)]
+        kept: list[_Candidate] = []
+        for c in sorted(cards, key=lambda c: -c.confidence):
+            if not any(_copies(c, k) for k in kept):
+                kept.append(c)
+        return kept
+
+    def _faced(self, frame: np.ndarray, cards: list[_Candidate]) -> list[_Candidate]:
+        """``cards``, each that lies whole in the picture and was not read by its face yet read by it
+        too, where the face reader is sure (at ``_FACE_SURE``, as for a card filling the picture)."""
         h, w = frame.shape[:2]
-        look = [k for k, c in enumerate(cards)
-                if not c.by_face and c.confidence >= _DOUBTED and _in_frame(c.card_to_frame, w, h) == 1.0]
-        if not look:
+        look = [k for k, c in enumerate(cards) if not c.by_face and _in_frame(c.card_to_frame, w, h) == 1.0]
+        if self.faces is None or not look:
             return cards
         cards = list(cards)
         for k, face in zip(look, self.faces.classify(extract_faces(frame, [cards[k].card_to_frame for k in look]))):
             c = cards[k]
             read = self._combine(*c.corners, c.card_to_frame, c.width, face) if face[:_NONE].max() >= _FACE_SURE else c
             cards[k] = read if read is not None else c
-        kept: list[_Candidate] = []
-        for c in sorted(cards, key=lambda c: -c.confidence):
-            if not any(_copies(c, k) for k in kept):
-                kept.append(c)
-        return kept
+        return cards
 
     def _read(self, frame: np.ndarray, cards_to_frame: list[np.ndarray]) -> np.ndarray:
         """The classifier's probabilities for the index corner of each card homography."""
