@@ -360,7 +360,8 @@ def _inked(frame: np.ndarray, corner: CardCorner, box: Sequence[tuple[int, int]]
 
 
 class _ReadsQueenAt:
-    """A corner reader double that reads QS at ``confidence``, wherever it looks."""
+    """A reader double (of corners or faces) that reads QS at ``confidence``, the rest ``none``, wherever
+    it looks."""
 
     def __init__(self, confidence: float) -> None:
         self.confidence = confidence
@@ -402,28 +403,16 @@ def test_a_learned_corner_beside_the_geometrys_cards_must_read_surely() -> None:
                                                read_again=False).detect(white)] == codes, (confidence, geometry)
 
 
-class _FaceReads:
-    """A face reader double that reads every face as ``code`` at ``p`` (the rest ``none``)."""
-
-    def __init__(self, code: str, p: float) -> None:
-        self.code, self.p = code, p
-
-    def classify(self, patches: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(patches), len(CLASSES)), np.float32)
-        out[:, CLASSES.index(self.code)] = self.p
-        out[:, -1] = 1.0 - self.p
-        return out
-
-
 def test_a_learned_corner_beside_the_geometrys_cards_reads_surely_with_its_face() -> None:
     """A learned corner whose card lies whole in the picture is read by its face before the 0.8 it must
     reach beside the geometry's cards: its corners read at 0.7 and its face surely make a card; a face
     in doubt, or one that reads no card, adds nothing."""
     corner = CardCorner(900.0, 300.0, 0.0, 120.0, 0.9)
     beside = _inked(_grey_desk_with_a_card(CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)), corner, _GLYPH)
-    for face, found in ((_FaceReads("QS", 0.95), 2), (_FaceReads("QS", 0.6), 1), (_FaceReads("none", 1.0), 1)):
-        rec = Recognizer(classifier=_ReadsQueenAt(0.7), faces=face, detector=_Told([corner]), read_again=False)
-        assert len(rec.detect(beside)) == found, (face.code, face.p)
+    for face, found in ((0.95, 2), (0.6, 1), (0.0, 1)):
+        rec = Recognizer(classifier=_ReadsQueenAt(0.7), faces=_ReadsQueenAt(face), detector=_Told([corner]),
+                         read_again=False)
+        assert len(rec.detect(beside)) == found, face
 
 
 class _ReadsInkAtTheRight:
