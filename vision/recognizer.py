@@ -328,9 +328,9 @@ class Recognizer:
         # read in doubt there, is then read surely at the detector's corner).  Not the geometry's own
         # doubtful hypotheses, grown at a width guessed: with their faces, a webcam frame seen at an angle
         # gained a false card (models/MODEL_CARD.md).
-        short = [k for k, i in enumerate(keep) if hyps[i].learned and hyps[i].doubtful
+        short = [(k, c) for k, i in enumerate(keep) if hyps[i].learned and hyps[i].doubtful
                  and (c := combined[k]) is not None and _DOUBTED <= c.confidence < _LEARNED_SURE]
-        for k, faced in zip(short, self._faced(frame, [c for k in short if (c := combined[k]) is not None])):
+        for (k, _), faced in zip(short, self._faced(frame, [c for _, c in short])):
             combined[k] = faced
         candidates, whole = [], []
         for k, i in enumerate(keep):
@@ -370,9 +370,11 @@ class Recognizer:
     def _faced(self, frame: np.ndarray, cards: list[_Candidate]) -> list[_Candidate]:
         """``cards``, each that lies whole in the picture and was not read by its face yet read by it
         too, where the face reader is sure (at ``_FACE_SURE``, as for a card filling the picture)."""
+        if self.faces is None:
+            return cards
         h, w = frame.shape[:2]
         look = [k for k, c in enumerate(cards) if not c.by_face and _in_frame(c.card_to_frame, w, h) == 1.0]
-        if self.faces is None or not look:
+        if not look:
             return cards
         cards = list(cards)
         for k, face in zip(look, self.faces.classify(extract_faces(frame, [cards[k].card_to_frame for k in look]))):
