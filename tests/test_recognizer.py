@@ -725,6 +725,18 @@ def test_a_card_covered_all_but_its_index_is_a_card_of_its_own() -> None:
     assert [CLASSES[c.code] for c in Recognizer._suppress([top, beneath, under])] == ["2C", "9H"]
 
 
+def test_a_box_narrower_than_the_tables_cards_lying_wholly_on_one_is_no_card() -> None:
+    """A court card's printed frame, read as another card, even more surely than the card itself:
+    one deck's cards are one size, so a box a fifth narrower lying wholly on a card of the table's
+    size is not a card.  A card over another shows beyond it, and is kept."""
+    others = [_candidate(code, 0.97, 100 + 150 * i, 400, 80) for i, code in enumerate(["2C", "3C", "4C"])]
+    jack = _candidate("JC", 0.95, 500, 100, 80)
+    frame = _candidate("KC", 0.99, 508, 110, 64)           # 64 x 90 px within the jack's 80 x 112
+    assert sorted(CLASSES[c.code] for c in Recognizer._suppress(others + [jack, frame])) == ["2C", "3C", "4C", "JC"]
+    over = _candidate("KC", 0.99, 540, 150, 64)            # reaches 14 px below the jack
+    assert sorted(CLASSES[c.code] for c in Recognizer._suppress(others + [jack, over])) == ["2C", "3C", "4C", "JC", "KC"]
+
+
 def test_an_index_a_dropped_repeat_read_is_the_kept_cards_print() -> None:
     """A KS read surely at its own size, and again through a box half its width at its far index
     (a repeat, dropped); a box narrower still reads that index as a KC.  The KC is the KS's print,

@@ -610,10 +610,17 @@ class Recognizer:
         Of two sure reads of one card, the one of the size most of the
         frame's sure cards have is kept, however slightly surer the other is.
         The grown read still rules out what lies within it, except a card
-        read surely that the kept read does not cover.
+        read surely that the kept read does not cover.  And first of all, a
+        box narrower than a sure card of that size, lying wholly on it, is
+        no card (:func:`_framed_by`).
         """
         sure = sorted(c.width for c in candidates if c.confidence >= _DISTINCT)
         typical = sure[len(sure) // 2] if len(sure) >= 3 else None
+        if typical is not None:
+            # A box narrower than a sure card of the table's size, lying wholly on it, is no card: one
+            # deck's cards are one size, so a card over another shows beyond it (a court card's frame).
+            whole = [c for c in candidates if c.confidence >= _DISTINCT and abs(c.width - typical) < 0.15 * typical]
+            candidates = [c for c in candidates if not any(_framed_by(c, k) for k in whole)]
         ordered = sorted(candidates, key=lambda c: -c.confidence)
         centres = [c.centre.tolist() for c in ordered]
         # Frame -> card units of each candidate, inverted at once: a sure read is checked against every card kept.
@@ -777,6 +784,15 @@ def _peeks_out(a: _Candidate, frame_to_b: np.ndarray) -> bool:
     u, v = at[0] / at[2], at[1] / at[2]
     return bool(np.all((at[2] > 0) & ((u < -margin) | (u > CARD_SIZE[0] + margin)
                                       | (v < -margin) | (v > CARD_SIZE[1] + margin))))
+
+
+def _framed_by(a: _Candidate, b: _Candidate) -> bool:
+    """Whether ``a``, another code than ``b`` and more than 15 % narrower, lies wholly on ``b``."""
+    if a.code == b.code or a.width >= 0.85 * b.width:
+        return False
+    at = np.linalg.inv(b.card_to_frame) @ a.card_to_frame @ _CARD_CORNERS
+    u, v = at[0] / at[2], at[1] / at[2]
+    return bool(np.all((u >= 0) & (u <= CARD_SIZE[0]) & (v >= 0) & (v <= CARD_SIZE[1])))
 
 
 def _copies(a: _Candidate, b: _Candidate) -> bool:
