@@ -1,9 +1,12 @@
 """Precision and recall of the recogniser when the photos are taken otherwise.
 
-    python scripts/eval_conditions.py FOLDER [--only dim,warm] [--json]
+    python scripts/eval_conditions.py FOLDER [--only dim,warm] [--json] [companion eval's recogniser options]
 
 Every image of a labelled folder (``docs/labels.md``) is read as it is, then
-again under one change at a time, each a thing a real table does to a camera:
+again under one change at a time, each a thing a real table does to a camera.
+The recogniser is the one ``companion eval`` builds from the same options
+(``--no-geometry``: the detector alone; ``--no-detector``: the geometry
+alone; ``--min-confidence``, ``--model``, ``--faces``, ``--detector``):
 
 * ``dim``: 55% of the light (an evening kitchen);
 * ``warm``: blue down, red up (a tungsten lamp);
@@ -40,9 +43,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.detection import Detection
-from vision.evaluate import LabelsError, evaluate, read_labels
+from vision.evaluate import LabelsError, add_arguments, evaluate, make_recognizer, read_labels
 
-if TYPE_CHECKING:  # imported in main(), once the arguments are read
+if TYPE_CHECKING:  # built in main(), once the arguments are read
     from vision.recognizer import Recognizer
 
 
@@ -110,22 +113,19 @@ class Changed:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folder", type=Path, help="a labelled image folder (docs/labels.md)")
+    add_arguments(parser)
     parser.add_argument("--only", default=",".join(CONDITIONS),
                         help="comma-separated conditions (default: all): " + ", ".join(CONDITIONS))
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     chosen = [c.strip() for c in args.only.split(",") if c.strip()]
     unknown = [c for c in chosen if c not in CONDITIONS]
     if unknown:
         parser.error(f"unknown condition(s) {', '.join(unknown)}; choose from {', '.join(CONDITIONS)}")
 
-    from vision.recognizer import Recognizer
-
     try:
         labels = read_labels(args.folder)
-        recognizer = Recognizer()
-    except (LabelsError, ValueError) as exc:
+        recognizer = make_recognizer(args)
+    except (LabelsError, ValueError) as exc:   # ModelError is a ValueError too
         print(f"eval_conditions: {exc}", file=sys.stderr)
         return 2
     results = {}

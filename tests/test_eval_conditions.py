@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from vision.classifier import DEFAULT_MODEL
+from vision.recognizer import Recognizer
 from vision.render import PlacedCard, render_scene
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
@@ -38,6 +40,24 @@ def test_each_condition_is_measured(folder: Path, capsys: pytest.CaptureFixture[
     for figures in results.values():
         assert figures["images"] == 2 and figures["cards"] == 6
         assert figures["recall"] >= 5 / 6 and figures["precision"] >= 5 / 6
+
+
+def test_the_recogniser_is_built_from_companion_evals_options(folder: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-geometry`` measures the detector alone, as ``companion eval --no-geometry`` does."""
+    built: list[Recognizer] = []
+    real = eval_conditions.make_recognizer
+
+    def make(args: argparse.Namespace) -> Recognizer:
+        built.append(real(args))
+        return built[-1]
+
+    monkeypatch.setattr(eval_conditions, "make_recognizer", make)
+    assert eval_conditions.main([str(folder), "--only", "dim", "--no-geometry", "--json"]) == 0
+    assert [r.geometry for r in built] == [False]
+    assert json.loads(capsys.readouterr().out)["dim"]["recall"] >= 5 / 6
+    assert eval_conditions.main([str(folder), "--no-geometry", "--no-detector"]) == 2
+    assert "leave nothing to find the cards" in capsys.readouterr().err
 
 
 def test_an_unknown_condition_or_folder_is_refused(folder: Path, tmp_path: Path,
