@@ -75,6 +75,28 @@ def test_a_refused_play_buzzes_and_shows_why_until_the_card_is_taken_back(table:
     assert table.view()["notice"] is None
 
 
+def test_a_joker_read_in_a_game_without_one_is_no_card(table: Table, tmp_path: Path, board) -> None:
+    """Print on a box read as a Joker at Bob's place: Michigan's pack holds none, so nothing is refused
+    or buzzed at, and nothing waits to be confirmed.  In Bonanza, whose pack holds one, it is read."""
+    b, _ = board
+    table.submit({"type": "next"})
+    loop = TableLoop(table, board=b)
+    loop.handle([seen("JK", "Bob", 5), seen("JK", "Cy", 5, uncertain=True)], 5)
+    assert not b.buzzer.sounding and table.view()["notice"] is None and loop.refused_events == []
+    assert table.view()["pending"] == []
+    loop.handle([CardRemoved("JK", "Bob", 9), seen("5H", "Ann", 9)], 9)
+    assert loop.applied == [{"type": "play", "player": "Ann", "card": "5H"}]
+    bonanza = Table.open(tmp_path / "bonanza.sqlite")
+    for event in ({"type": "game", "variant": "bonanza", "players": PLAYERS, "chips": 100},
+                  {"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "exchange"}):
+        bonanza.submit(event)
+    while bonanza.view()["phase"] != "run":
+        bonanza.submit({"type": "next"})
+    loop = TableLoop(bonanza)
+    loop.handle([seen("JK", "Bob", 5)], 5)
+    assert [e["cards"] for e in loop.applied + loop.refused_events] == [["JK"]]
+
+
 def test_a_played_card_found_again_where_it_lies_is_no_new_play(table: Table, board) -> None:
     """The camera lost Ann's 5H under a hand for a while and found it again: nothing to refuse, no
     buzzer.  The same card turning up at Bob's place is still refused."""

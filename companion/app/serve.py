@@ -25,7 +25,9 @@ import numpy as np
 
 from companion.app.config import Config, ConfigError
 from companion.app.voice import open_voice
+from companion.rules.cards import JOKER_CODE
 from companion.rules.game import CARD_PHASES
+from companion.rules.variants import variant_class
 from companion.store import DAMAGED_HINT, DamagedStore
 from companion.table import LOST, NO_PICTURE, READING, Table
 from hardware.board import Board, close_on_sigterm
@@ -69,7 +71,8 @@ class TableLoop:
     settled so (it may be no card at all), and a certain read is never
     changed: a clear illegal card is refused like any other. A refused play
     sounds the buzzer and shows why on the scoreboard; nothing is applied
-    until the card is taken back or corrected.
+    until the card is taken back or corrected. A Joker read in a game whose
+    pack holds none is no card at all: nothing lying there is refused.
     """
 
     def __init__(self, table: Table, *, board: Any | None = None, tracker: Tracker | None = None,
@@ -118,7 +121,7 @@ class TableLoop:
 
     def handle(self, events: Sequence[CardSeen | CardRemoved], frame_index: int) -> None:
         """Take the tracker's events for one frame."""
-        events = [self._settled(e) for e in events if not self._found_again(e)]
+        events = [self._settled(e) for e in events if not self._found_again(e) and self._in_pack(e)]
         for e in events:
             if isinstance(e, CardRemoved) and self.refused.pop(e.code, None) is not None:
                 self.table.clear_notice()
@@ -147,6 +150,17 @@ class TableLoop:
         if self.tracker is not None and card != e.code:
             self.tracker.relabel(e.code, card)
         return e.confirmed(card)
+
+    def _in_pack(self, e: CardSeen | CardRemoved) -> bool:
+        """Whether the game's pack holds the card: a Joker read where the pack has none (print on a
+        box, a score sheet) is no card, not a play to refuse, buzz at and wait on."""
+        if e.code != JOKER_CODE:
+            return True
+        variant = self.table.view()["variant"]
+        if variant is None or variant_class(variant).jokers:
+            return True
+        log.debug("camera: a Joker read at %s's place, and %s has none: not a card", e.seat, variant)
+        return False
 
     def _found_again(self, e: CardSeen | CardRemoved) -> bool:
         """A card its player already played this hand, sighted again in his zone: the camera lost
