@@ -77,13 +77,17 @@ def test_a_refused_play_buzzes_and_shows_why_until_the_card_is_taken_back(table:
 
 def test_a_joker_read_in_a_game_without_one_is_no_card(table: Table, tmp_path: Path, board) -> None:
     """Print on a box read as a Joker at Bob's place: Michigan's pack holds none, so nothing is refused
-    or buzzed at, and nothing waits to be confirmed.  In Bonanza, whose pack holds one, it is read."""
+    or buzzed at, and nothing waits to be confirmed; an unsure read is read among its other candidates.
+    In Bonanza, whose pack holds one, a Joker is read."""
     b, _ = board
     table.submit({"type": "next"})
     loop = TableLoop(table, board=b)
-    loop.handle([seen("JK", "Bob", 5), seen("JK", "Cy", 5, uncertain=True)], 5)
+    loop.handle([seen("JK", "Bob", 5), CardSeen("JK", "Cy", (), 0.6, True, (("JK", 0.6),), None, 5)], 5)
     assert not b.buzzer.sounding and table.view()["notice"] is None and loop.refused_events == []
     assert table.view()["pending"] == []
+    # An unsure read is read among its other candidates: 9C, the only one, waits to be confirmed.
+    loop.handle([seen("JK", "Cy", 7, uncertain=True)], 7)
+    assert [[code for code, _ in entry["candidates"]] for entry in table.view()["pending"]] == [["9C"]]
     loop.handle([CardRemoved("JK", "Bob", 9), seen("5H", "Ann", 9)], 9)
     assert loop.applied == [{"type": "play", "player": "Ann", "card": "5H"}]
     bonanza = Table.open(tmp_path / "bonanza.sqlite")

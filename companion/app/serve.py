@@ -12,6 +12,7 @@ never waits on the camera.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 import threading
@@ -121,7 +122,8 @@ class TableLoop:
 
     def handle(self, events: Sequence[CardSeen | CardRemoved], frame_index: int) -> None:
         """Take the tracker's events for one frame."""
-        events = [self._settled(e) for e in events if not self._found_again(e) and self._in_pack(e)]
+        in_pack = [p for p in (self._in_pack(e) for e in events) if p is not None]
+        events = [self._settled(e) for e in in_pack if not self._found_again(e)]
         for e in events:
             if isinstance(e, CardRemoved) and self.refused.pop(e.code, None) is not None:
                 self.table.clear_notice()
@@ -151,16 +153,21 @@ class TableLoop:
             self.tracker.relabel(e.code, card)
         return e.confirmed(card)
 
-    def _in_pack(self, e: CardSeen | CardRemoved) -> bool:
-        """Whether the game's pack holds the card: a Joker read where the pack has none (print on a
-        box, a score sheet) is no card, not a play to refuse, buzz at and wait on."""
-        if e.code != JOKER_CODE:
-            return True
+    def _in_pack(self, e: CardSeen | CardRemoved) -> CardSeen | CardRemoved | None:
+        """``e`` as the game's pack allows: where it holds no Joker, a Joker read (print on a box, a
+        score sheet) is no card, not a play to refuse, buzz at and wait on (None), and an unsure read
+        is read among its other candidates."""
+        candidates = e.candidates if isinstance(e, CardSeen) else ()
+        if e.code != JOKER_CODE and all(code != JOKER_CODE for code, _ in candidates):
+            return e
         variant = self.table.view()["variant"]
         if variant is None or variant_class(variant).jokers:
-            return True
-        log.debug("camera: a Joker read at %s's place, and %s has none: not a card", e.seat, variant)
-        return False
+            return e
+        others = tuple((code, p) for code, p in candidates if code != JOKER_CODE)
+        if not isinstance(e, CardSeen) or not others or (e.code == JOKER_CODE and not e.uncertain):
+            log.debug("camera: a Joker read at %s's place, and %s has none: not a card", e.seat, variant)
+            return None
+        return dataclasses.replace(e, code=others[0][0], confidence=others[0][1], candidates=others)
 
     def _found_again(self, e: CardSeen | CardRemoved) -> bool:
         """A card its player already played this hand, sighted again in his zone: the camera lost
