@@ -57,6 +57,8 @@ _DISTINCT = 0.9
 _A_TABLE = 2
 """A card seen whole beside which this many other cards are read surely (``_DISTINCT``), by their own
 corners and outside it, lies on a table: it is not the one card of a close-up."""
+_TABLE_SIZE = 0.15
+"""A card this near (a share of it) to the median width of the frame's sure cards is of the table's size."""
 _SAME_INDEX = 0.1
 """Index corners read this close (in card widths) are one printed index: no fan spreads cards so tightly
 that a second index shows."""
@@ -619,7 +621,7 @@ class Recognizer:
         if typical is not None:
             # A box narrower than a sure card of the table's size, lying wholly on it, is no card: one
             # deck's cards are one size, so a card over another shows beyond it (a court card's frame).
-            whole = [c for c in candidates if c.confidence >= _DISTINCT and abs(c.width - typical) < 0.15 * typical]
+            whole = [c for c in candidates if c.confidence >= _DISTINCT and abs(c.width - typical) < _TABLE_SIZE * typical]
             candidates = [c for c in candidates if not any(_framed_by(c, k) for k in whole)]
         ordered = sorted(candidates, key=lambda c: -c.confidence)
         centres = [c.centre.tolist() for c in ordered]
@@ -656,7 +658,7 @@ class Recognizer:
             cards have, and ``ordered[j]`` that card grown (along a row's straight edge, say)."""
             c, k = ordered[i], ordered[j]
             return (c.code == k.code and c.confidence >= _DISTINCT and typical is not None
-                    and abs(c.width - typical) < 0.15 * typical < 0.6 * abs(k.width - typical))
+                    and abs(c.width - typical) < _TABLE_SIZE * typical < 0.6 * abs(k.width - typical))
 
         # Each grown read's stand-in, found first: a grown read surer than its stand-in is looked at
         # first, and what it covers beyond the stand-in must not wait on the stand-in to be seen.
@@ -787,8 +789,9 @@ def _peeks_out(a: _Candidate, frame_to_b: np.ndarray) -> bool:
 
 
 def _framed_by(a: _Candidate, b: _Candidate) -> bool:
-    """Whether ``a``, another code than ``b`` and more than 15 % narrower, lies wholly on ``b``."""
-    if a.code == b.code or a.width >= 0.85 * b.width:
+    """Whether ``a``, another code than ``b`` and narrower than the table's size (``_TABLE_SIZE``), lies
+    wholly on ``b``."""
+    if a.code == b.code or a.width >= (1 - _TABLE_SIZE) * b.width:
         return False
     at = np.linalg.inv(b.card_to_frame) @ a.card_to_frame @ _CARD_CORNERS
     u, v = at[0] / at[2], at[1] / at[2]
