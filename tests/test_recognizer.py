@@ -737,6 +737,28 @@ def test_a_box_narrower_than_the_tables_cards_lying_wholly_on_one_is_no_card() -
     assert sorted(CLASSES[c.code] for c in Recognizer._suppress(others + [jack, over])) == ["2C", "3C", "4C", "JC", "KC"]
 
 
+def test_a_box_turned_on_a_card_that_reads_only_at_its_far_corner_is_that_card() -> None:
+    """A box turned 12 degrees about a card's own corner, read surely as another card at its far corner
+    only (which lands on the card's pips, not on an index): the card again, not a card dropped askew on
+    it (a ``webcam-frames`` 8C read 6C so).  A card dropped askew on it, read at its own corner, is a
+    card of its own."""
+    card = _candidate("8C", 0.98, 100, 100, 80)
+    turn, s = math.radians(12), 80 / CARD_SIZE[0]
+    to_frame = np.array([[s * math.cos(turn), -s * math.sin(turn), 100], [s * math.sin(turn), s * math.cos(turn), 100],
+                         [0, 0, 1.0]])
+    far = to_frame @ np.array([CARD_SIZE[0], CARD_SIZE[1], 1.0])
+    centre = (to_frame @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))[:2]
+    turned = replace(_candidate("6C", 0.95, 100, 100, 80), card_to_frame=to_frame, centre=centre,
+                     read_at=((float(far[0]), float(far[1])),))
+    assert [CLASSES[c.code] for c in Recognizer._suppress([card, turned])] == ["8C"]
+    # A card dropped askew on it, its own index 12 px from the 8C's, read there.
+    dropped = to_frame.copy()
+    dropped[:2, 2] = (110.0, 106.0)
+    centre = (dropped @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0]))[:2]
+    own = replace(turned, card_to_frame=dropped, centre=centre, read_at=((110.0, 106.0),))
+    assert [CLASSES[c.code] for c in Recognizer._suppress([card, own])] == ["8C", "6C"]
+
+
 def test_an_index_a_dropped_repeat_read_is_the_kept_cards_print() -> None:
     """A KS read surely at its own size, and again through a box half its width at its far index
     (a repeat, dropped); a box narrower still reads that index as a KC.  The KC is the KS's print,

@@ -597,9 +597,9 @@ class Recognizer:
         (a card found from its top-left and from its bottom-right corner), or
         when they name the same code within a card's width of each other (one
         card found at two sizes; a second copy of a card so close is no
-        single-deck game).  But a card read surely, lying at an angle to the
-        other, is a card of its own even there: one card dropped askew on
-        another leaves their centres close; and so is a card read surely
+        single-deck game).  But a card read surely at its own corner, lying at
+        an angle to the other, is a card of its own even there: one card
+        dropped askew on another leaves their centres close; and so is a card read surely
         whose index, where it was read, lies off every card kept: slid under
         another, it shows only that.  Two candidates that read an index
         corner at the same place are the same card, whatever else differs:
@@ -649,7 +649,8 @@ class Recognizer:
             c, k = ordered[i], ordered[j]
             d = math.hypot(centres[i][0] - centres[j][0], centres[i][1] - centres[j][1])
             size = max(c.width, k.width)
-            askew = abs(axes[i][0] * axes[j][0] + axes[i][1] * axes[j][1]) < _PARALLEL and c.confidence >= _DISTINCT
+            askew = (abs(axes[i][0] * axes[j][0] + axes[i][1] * axes[j][1]) < _PARALLEL and c.confidence >= _DISTINCT
+                     and _read_at_its_corner(c))
             return ((d < 0.25 * size and not askew and not (peek and peeks_out(i)))
                     or _copies(c, k) or (d < 2.5 * size and _one_printed_index(c, k)))
 
@@ -778,14 +779,20 @@ def _peeks_out(a: _Candidate, frame_to_b: np.ndarray) -> bool:
     width: ``a`` is then a card of its own (all but that index under ``b``, say), not ``b`` misread.  A
     read at the far corner alone does not count: a corner of ``b`` grown too wide reaches the next
     card's index with it."""
-    origin = a.card_to_frame[:2, 2] / a.card_to_frame[2, 2]
-    if not any(math.hypot(x - origin[0], y - origin[1]) < 1e-6 * (1 + abs(x) + abs(y)) for x, y in a.read_at):
+    if not _read_at_its_corner(a):
         return False
     margin = _SAME_INDEX * CARD_SIZE[0]
     at = frame_to_b @ np.array([[x, y, 1.0] for x, y in a.read_at]).T
     u, v = at[0] / at[2], at[1] / at[2]
     return bool(np.all((at[2] > 0) & ((u < -margin) | (u > CARD_SIZE[0] + margin)
                                       | (v < -margin) | (v > CARD_SIZE[1] + margin))))
+
+
+def _read_at_its_corner(a: _Candidate) -> bool:
+    """Whether ``a``'s code was read at the corner that proposed it, not only at its far corner (a box
+    grown too wide, or turned about that corner, reaches print that is no index with its far corner)."""
+    origin = a.card_to_frame[:2, 2] / a.card_to_frame[2, 2]
+    return any(math.hypot(x - origin[0], y - origin[1]) < 1e-6 * (1 + abs(x) + abs(y)) for x, y in a.read_at)
 
 
 def _framed_by(a: _Candidate, b: _Candidate) -> bool:
