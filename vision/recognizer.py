@@ -599,9 +599,9 @@ class Recognizer:
         card found at two sizes; a second copy of a card so close is no
         single-deck game).  But a card read surely at its own corner, lying at
         an angle to the other, is a card of its own even there: one card
-        dropped askew on another leaves their centres close; and so is a card read surely
-        whose index, where it was read, lies off every card kept: slid under
-        another, it shows only that.  Two candidates that read an index
+        dropped askew on another leaves their centres close; and so is a card
+        read surely whose index, where it was read, lies off every card kept:
+        slid under another, it shows only that.  Two candidates that read an index
         corner at the same place are the same card, whatever else differs:
         one printed index is one card's (a corner put on a false edge reads
         a real index at the wrong angle, often as another rank).  That holds
