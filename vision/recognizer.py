@@ -621,8 +621,9 @@ class Recognizer:
         if typical is not None:
             # A box narrower than a sure card of the table's size, lying wholly on it, is no card: one
             # deck's cards are one size, so a card over another shows beyond it (a court card's frame).
-            whole = [c for c in candidates if c.confidence >= _DISTINCT and abs(c.width - typical) < _TABLE_SIZE * typical]
-            candidates = [c for c in candidates if not any(_framed_by(c, k) for k in whole)]
+            table_sized = [(k, np.linalg.inv(k.card_to_frame)) for k in candidates
+                           if k.confidence >= _DISTINCT and abs(k.width - typical) < _TABLE_SIZE * typical]
+            candidates = [c for c in candidates if not any(_framed_by(c, k, to_k) for k, to_k in table_sized)]
         ordered = sorted(candidates, key=lambda c: -c.confidence)
         centres = [c.centre.tolist() for c in ordered]
         # Frame -> card units of each candidate, inverted at once: a sure read is checked against every card kept.
@@ -795,12 +796,12 @@ def _read_at_its_corner(a: _Candidate) -> bool:
     return any(math.hypot(x - origin[0], y - origin[1]) < 1e-6 * (1 + abs(x) + abs(y)) for x, y in a.read_at)
 
 
-def _framed_by(a: _Candidate, b: _Candidate) -> bool:
+def _framed_by(a: _Candidate, b: _Candidate, frame_to_b: np.ndarray) -> bool:
     """Whether ``a``, another code than ``b`` and narrower than the table's size (``_TABLE_SIZE``), lies
-    wholly on ``b``."""
+    wholly on ``b`` (``frame_to_b``: frame px -> its card units)."""
     if a.code == b.code or a.width >= (1 - _TABLE_SIZE) * b.width:
         return False
-    at = np.linalg.inv(b.card_to_frame) @ a.card_to_frame @ _CARD_CORNERS
+    at = frame_to_b @ a.card_to_frame @ _CARD_CORNERS
     u, v = at[0] / at[2], at[1] / at[2]
     return bool(np.all((u >= 0) & (u <= CARD_SIZE[0]) & (v >= 0) & (v <= CARD_SIZE[1])))
 
