@@ -31,7 +31,6 @@ import numpy as np
 
 from models.data import Patches, Synth, found_inside, read_labelled, real_corners, row_negatives, scene_negatives, table_negatives
 from models.decks import HELD_OUT, load_all
-from models.fonts import font_decks
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, DEFAULT_MODEL, FACE_BOX, FACE_SHAPE, PATCH_SHAPE
 
 if TYPE_CHECKING:  # torch is training-only: imported where it is used
@@ -49,11 +48,11 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _synth_worker(args: tuple[list[str], int, int, int, bool, int]) -> tuple[np.ndarray, np.ndarray]:
-    """One process's synthetic patches: corners (``per_code`` of each code over the decks, and over
-    ``fonts`` font decks) or, with ``faces``, faces (``per_code`` of each face of each deck)."""
-    names, seed, per_code, negatives, faces, fonts = args
-    decks = [d for d in load_all(verbose=False, faces=faces) if d.name in names] + font_decks(fonts, seed=0)
+def _synth_worker(args: tuple[list[str], int, int, int, bool]) -> tuple[np.ndarray, np.ndarray]:
+    """One process's synthetic patches: corners (``per_code`` of each code over the decks) or, with
+    ``faces``, faces (``per_code`` of each face of each deck)."""
+    names, seed, per_code, negatives, faces = args
+    decks = [d for d in load_all(verbose=False, faces=faces) if d.name in names]
     if faces:
         from models.faces import FaceSynth
 
@@ -73,10 +72,9 @@ def _in_workers(worker: Callable[[T], R], jobs: list[T]) -> list[R]:
 
 
 def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, workers: int,
-              faces: bool = False, fonts: int = 0) -> Patches:
-    """Synthetic patches of the decks ``names`` and ``fonts`` font decks, drawn by ``workers`` processes
-    (see :func:`_synth_worker`)."""
-    jobs = [(names, seed + i, max(1, per_code // workers), negatives // workers, faces, fonts) for i in range(workers)]
+              faces: bool = False) -> Patches:
+    """Synthetic patches of the decks ``names``, drawn by ``workers`` processes (see :func:`_synth_worker`)."""
+    jobs = [(names, seed + i, max(1, per_code // workers), negatives // workers, faces) for i in range(workers)]
     return Patches.concat([Patches(x, y) for x, y in _in_workers(_synth_worker, jobs)])
 
 
@@ -292,10 +290,9 @@ def corner_data(args: argparse.Namespace, train_names: list[str], held_names: li
                 t0: float) -> tuple[Patches, Patches, Patches, Callable[[object], str]]:
     """The corner reader's training, held-out and valid patches, and its valid report (steps 2 and 3)."""
     print(f"2/5 synthetic patches ({time.time() - t0:.0f}s)", flush=True)
-    fonts = f"-fonts{args.font_decks}" if args.font_decks else ""
-    train, held = _cached(CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}{fonts}.npz",
+    train, held = _cached(CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}.npz",
                           lambda: (synthetic(train_names, per_code=args.per_code, negatives=args.negatives,
-                                             seed=args.seed, workers=args.workers, fonts=args.font_decks),
+                                             seed=args.seed, workers=args.workers),
                                    synthetic(held_names, per_code=40, negatives=800, seed=10_000, workers=1)
                                    if held_names else Patches.concat([])))
 
@@ -385,8 +382,6 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--per-code", type=int, default=300, help="synthetic top-left corners per card code")
     parser.add_argument("--negatives", type=int, default=6000, help="synthetic 'none' patches")
-    parser.add_argument("--font-decks", type=int, default=0,
-                        help="corner reader: decks whose indices are set in system fonts (models/fonts.py)")
     parser.add_argument("--real-copies", type=int, default=2, help="jittered copies of each photo corner")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
