@@ -20,6 +20,10 @@ $(STAMP): pyproject.toml
 /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc:
 	-(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk) >/dev/null
 
+# The fonts the font decks are set in (models/fonts.py: how the corner reader reads an index it never saw).
+/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf:
+	-(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core fonts-liberation) >/dev/null
+
 # The voice's speech synthesiser, offline (tests/test_voice.py renders each language to a WAV).
 /usr/bin/espeak-ng:
 	-(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng) >/dev/null
@@ -32,7 +36,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint /usr/bin/chromium /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc /usr/bin/espeak-ng
+test: lint /usr/bin/chromium /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc /usr/bin/espeak-ng \
+		/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 # The quick loop: lint, then every test but those marked slow or browser (pyproject.toml's markers).
@@ -55,7 +60,7 @@ eval: $(STAMP)
 # The faces go first: both readers then cut the photos at the card inside them as the shipped corner
 # reader finds it, read once and cached (models/README.md says how long each step takes).
 CORNERS_AGAIN := $(BIN)/python -m models.train --init models/cache/last-corners.pt --real-copies 3
-train: $(STAMP)
+train: $(STAMP) /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf
 	$(BIN)/pip install -q -e '.[train,test]'
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kdegames-card-data-kf5 gnome-cards-data gimp-data >/dev/null
 	$(BIN)/python -m models.train --reader faces --epochs 10 --per-face 16 --real-copies 3 --seed 2

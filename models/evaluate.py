@@ -1,7 +1,9 @@
 """Measure the shipped card models: ``python -m models.evaluate [--reader faces]``.
 
 Prints top-1 accuracy on the decks held out of training (synthetic patches,
-needs the deck cache or Debian's card packages and cairosvg), on
+needs the deck cache or Debian's card packages and cairosvg); for the corner
+reader, on decks whose index is set in the machine's fonts, band by band of
+the rank's height (``models/fonts.py``, needs Pillow); on
 ``card-crops/valid`` and ``card-crops/test`` (for the corner reader the
 top-left corner alone, and both corners' card probabilities multiplied, which
 is what the recogniser does; for the face reader the face upright and turned
@@ -80,6 +82,32 @@ def held_out_accuracy(model: CardClassifier) -> dict[str, str | float] | None:
             "none_recall": round(float((pred[~cards] == held.y[~cards]).mean()), 4)}
 
 
+def font_accuracy(model: CardClassifier, *, decks: int = 12, seed: int = 77) -> dict[str, dict[str, float | int]] | None:
+    """Top-1 on the top-left corners of ``decks`` font decks in each of ``models.fonts.BANDS``, and how
+    often the reader says ``none`` there (a readable index it does not see as one)."""
+    try:
+        from models.data import Synth
+        from models.fonts import BANDS, font_decks
+    except ImportError as exc:
+        print(f"font decks skipped: {exc}")
+        return None
+    report = {}
+    none = CLASSES.index("none")
+    for low, high in BANDS:
+        drawn = font_decks(decks, seed=seed, rank_height=(low, high))
+        if not drawn:
+            return None
+        synth = Synth(drawn, seed=3)
+        patches = [synth.positive(i, code) for i, deck in enumerate(drawn) for code in deck.faces]
+        x = np.stack([p[0] for p in patches if p is not None and p[1] != none])
+        y = np.array([p[1] for p in patches if p is not None and p[1] != none])
+        pred = model.classify(x).argmax(1)
+        report[f"rank_{low:.0f}_{high:.0f}_units"] = {"patches": int(len(y)),
+                                                      "top1": round(float((pred == y).mean()), 4),
+                                                      "none": round(float((pred == none).mean()), 4)}
+    return report
+
+
 def speed(model: CardClassifier, batch: int = 48, repeats: int = 200) -> dict[str, float]:
     rng = np.random.default_rng(0)
     x = rng.integers(0, 256, (batch,) + model.shape + (3,), dtype=np.uint8)
@@ -100,13 +128,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="the corner reader (models/cards-int8.onnx) or the face reader (models/faces.onnx)")
     parser.add_argument("--model", type=Path, default=None, help="an ONNX file (default: the shipped one)")
     parser.add_argument("--data", type=Path, default=DATA, help="the card-crops folder")
-    parser.add_argument("--no-synthetic", action="store_true", help="skip the held-out synthetic decks")
+    parser.add_argument("--no-synthetic", action="store_true", help="skip the held-out and the font decks")
     args = parser.parse_args(argv)
     faces = args.reader == "faces"
     model = (FaceReader if faces else CardClassifier)(args.model, threads=1)
     report: dict[str, object] = {"model": str(model.path), "size_kib": round(model.path.stat().st_size / 1024)}
     if not args.no_synthetic:
         report["held_out_decks"] = held_out_accuracy(model)
+        if not faces:
+            report["font_decks"] = font_accuracy(model)
     for split in ("valid", "test"):
         if (args.data / split / "labels.csv").exists():
             folder = args.data / split
