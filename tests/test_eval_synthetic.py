@@ -1,0 +1,60 @@
+"""``scripts/eval_synthetic.py``: what a synthetic table asks the recogniser to find.
+
+Drawn from the demo's own card sheet, so no Debian deck is needed here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.data import FacePyramid
+from models.decks import Deck
+from models.scenes import SceneSynth
+from vision.render import card_back, card_face
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import eval_synthetic
+
+CODES = ("AS", "7H", "QD", "TC", "2S", "9D", "KC", "5H")
+
+
+def _pyramids() -> dict[str, FacePyramid]:
+    return {c: FacePyramid(np.dstack([card_face(c), np.full(card_face(c).shape[:2], 255, np.uint8)])) for c in CODES}
+
+
+def test_a_table_deals_a_deck_without_repeats_and_asks_only_for_cards_whose_index_shows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(eval_synthetic, "SIZES", (((640, 480), 0.5), ((960, 540), 0.5)))
+    faces = _pyramids()
+    back_bgr = card_back()
+    back = FacePyramid(np.dstack([back_bgr, np.full(back_bgr.shape[:2], 255, np.uint8)]))
+    synth = SceneSynth([Deck("demo", {}, None)], seed=4)
+    sizes = {size for size, _ in eval_synthetic.SIZES}
+    wanted_any = 0
+    for _ in range(8):
+        table = eval_synthetic.draw_table(synth, faces, back)
+        height, width = table.frame.shape[:2]
+        assert (width, height) in sizes and table.frame.dtype == np.uint8
+        dealt = [c for c, _ in table.wanted] + table.optional
+        assert len(dealt) == len(set(dealt)) and set(dealt) <= set(CODES)
+        assert all(0.0 < shows <= 1.01 for _, shows in table.wanted)
+        wanted_any += len(table.wanted)
+    assert wanted_any > 0
+
+
+def test_a_card_off_the_frame_is_not_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table drawn square and cut to the frame: a card laid wholly in the part cut away is neither
+    wanted nor optional."""
+    faces = _pyramids()
+    synth = SceneSynth([Deck("demo", {}, None)], seed=1)
+    monkeypatch.setattr(eval_synthetic, "SIZES", (((640, 480), 1.0),))
+    far = np.array([[0.4, 0.0, 300.0], [0.0, 0.4, 560.0], [0.0, 0.0, 1.0]])   # below row 480 of a 640 square
+    near = np.array([[0.4, 0.0, 300.0], [0.0, 0.4, 100.0], [0.0, 0.0, 1.0]])
+    monkeypatch.setattr(synth, "_layout", lambda n, w: [near, far])
+    monkeypatch.setattr(synth, "_camera", lambda n: np.eye(3))
+    table = eval_synthetic.draw_table(synth, faces, None)
+    assert table.frame.shape == (480, 640, 3)
+    assert len(table.wanted) == 1 and not table.optional
