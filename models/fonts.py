@@ -1,15 +1,15 @@
 """Decks whose indices are set in the machine's fonts: how the corner reader reads an index it never saw.
 
 The Debian decks print their indices in a few dozen glyph shapes, most of
-them large; a player's deck brings its own, and an old or a bridge deck's
-index is small. A font deck is a
-plain white card whose rank is set in a system font (DejaVu and Liberation:
-sans, serif, mono, condensed, bold, italic, light), at a size from a small
-index to a jumbo one, inset by a little or a lot, its suit below or beside
-it in one of several fonts' shapes, filled or in outline, in two colours or
-four, with pips or a framed court in the middle. ``python -m models.evaluate``
-reads them band by band of the rank's height (``BANDS``): what a deck's
-index size does to the reader, apart from its design.
+them large; a player's deck brings its own, and some print a small one. A
+font deck is a plain white card whose rank is set in a system font (DejaVu
+and Liberation: sans, serif, mono, condensed, bold, italic, light), at a
+size from a small index to a jumbo one, inset by a little or a lot, its
+suit below or beside it in one of several fonts' shapes, filled or in
+outline, in two colours or four, with pips or a framed court in the middle.
+``python -m models.evaluate`` reads them band by band of the rank's height
+(``BANDS``): what a deck's index size does to the reader, apart from its
+design.
 
 >>> decks = font_decks(2, seed=1)
 >>> [len(d.faces) for d in decks], decks[0].faces["TS"].shape[2]
@@ -28,7 +28,7 @@ from companion.rules.cards import ALL_CODES
 from models.decks import FACE_HEIGHT, Deck
 from vision.classifier import CORNER_BOX
 
-if TYPE_CHECKING:  # Pillow comes with the training extra (cairosvg's own dependency)
+if TYPE_CHECKING:  # Pillow comes with the test and training extras
     from PIL import Image
 
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation"))
@@ -44,12 +44,12 @@ HOLLOW_SUITS = {"C": "\u2667", "D": "\u2662", "H": "\u2661", "S": "\u2664"}
 FOUR_COLOURS = {"C": (20, 120, 40, 255), "D": (20, 70, 190, 255)}
 """RGBA: a four-colour deck's green clubs and blue diamonds."""
 BANDS = ((20.0, 26.0), (26.0, 32.0), (32.0, 38.0), (38.0, 44.0), (44.0, 50.0))
-"""The rank glyph's height, card units (of 350; 4 a millimetre on a poker card): a bridge deck's small
-index (about 6 mm) up to a jumbo one (12 mm)."""
+"""The rank glyph's height, card units (of 350; 4 a millimetre on a poker card): a small index (5 to
+6.5 mm) up to a jumbo one (11 to 12.5 mm)."""
 
 
 def fonts() -> list[Path]:
-    """Every font that can set a rank (DejaVu's maths font has no plain digits of its own)."""
+    """Every font that sets the ranks (not DejaVu's maths font, which is for formulae)."""
     return sorted(p for d in FONT_DIRS if d.is_dir() for p in d.glob("*.ttf") if "Math" not in p.name)
 
 
