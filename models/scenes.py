@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -58,8 +60,9 @@ _AS_TOP_LEFT = (
 )
 """Card units with each corner in turn (top-left, top-right, bottom-right, bottom-left) as the origin
 and the edge leaving it clockwise as the x axis -> the card's own units."""
-_INDEX_CORNERS = (0, 2)
+INDEX_CORNERS = (0, 2)
 """Of ``_AS_TOP_LEFT``, the corners a deck prints its index at (top-left, bottom-right)."""
+T = TypeVar("T")
 
 
 def read_gimp_pattern(path: Path) -> np.ndarray | None:
@@ -238,6 +241,35 @@ class SceneSynth:
         dst = (dst - centre) @ _turn(a).T.astype(np.float32) + centre
         return cv2.getPerspectiveTransform(dst, src).astype(np.float64)
 
+    def lay(self, n: int, width: float, pick: Callable[[], tuple[FacePyramid, T] | None], *, restyled: float = 0.0,
+            strength: tuple[float, float] = (0.3, 1.2)) -> tuple[np.ndarray, np.ndarray, list[tuple[int, np.ndarray, T]]]:
+        """An ``n`` x ``n`` table seen by a camera drawn here, cards ``width`` px wide laid on it as players
+        lay them, each face from ``pick`` (the face and a tag; None: no more cards), a share ``restyled``
+        printed differently; then hands and chips over them, a shadow and the camera's changes at a
+        ``strength`` drawn in that range.  Returns the picture, which card (by laying order) shows at
+        each pixel (-1 the table, -2 a hand or a chip), and each card's (order, card units -> picture
+        px, tag)."""
+        rng = self.rng
+        camera = self._camera(n)
+        table = self.surfaces.draw(n)
+        canvas = cv2.warpPerspective(table, camera, (n, n), borderMode=cv2.BORDER_REFLECT)
+        owner = np.full((n, n), -1, np.int32)
+        cards: list[tuple[int, np.ndarray, T]] = []
+        for i, placed in enumerate(self._layout(n, width)):
+            picked = pick()
+            if picked is None:
+                break
+            face, tag = picked
+            h = camera @ placed
+            alpha = _composite(canvas, face, h, rng, shadow=rng.random() < 0.8,
+                               restyled=restyled > 0 and rng.random() < restyled)
+            owner[alpha > 0.5] = i
+            cards.append((i, h, tag))
+        for _ in range(int(rng.integers(0, 3))):
+            self._distractor(canvas, owner, width)
+        canvas = self._shade(canvas)
+        return _photometric(canvas, rng, strength=rng.uniform(*strength)), owner, cards
+
     def draw(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """An ``n`` x ``n`` scene; its targets ``(k, 5)``: x, y (image px), the angle of the edge
         leaving the corner clockwise (radians), the card's width (px) and 1 for an index corner (0 for
@@ -245,33 +277,20 @@ class SceneSynth:
         and width, to be left out of the loss."""
         rng = self.rng
         width = math.exp(rng.uniform(math.log(0.06 * n), math.log(0.8 * n)))
-        camera = self._camera(n)
-        table = self.surfaces.draw(n)
-        canvas = cv2.warpPerspective(table, camera, (n, n), borderMode=cv2.BORDER_REFLECT)
-        owner = np.full((n, n), -1, np.int32)
-        cards: list[tuple[int, np.ndarray, bool]] = []
-        for i, placed in enumerate(self._layout(n, width)):
+
+        def pick() -> tuple[FacePyramid, bool]:
             face_up = rng.random() > 0.12
             pool = self.faces if face_up or not self.backs else self.backs
-            face = pool[int(rng.integers(len(pool)))]
-            h = camera @ placed
-            alpha = _composite(canvas, face, h, rng, shadow=rng.random() < 0.8, restyled=rng.random() < 0.15)
-            owner[alpha > 0.5] = i
-            cards.append((i, h, face_up))
-        for _ in range(int(rng.integers(0, 3))):
-            self._distractor(canvas, owner, width)
-        canvas = self._shade(canvas)
-        canvas = _photometric(canvas, rng, strength=rng.uniform(0.3, 1.2))
+            return pool[int(rng.integers(len(pool)))], face_up
+
+        canvas, owner, cards = self.lay(n, width, pick, restyled=0.15)
         targets, unsure = [], []
         for i, h, face_up in cards:
-            for k, turn in enumerate(_AS_TOP_LEFT):
-                corner = h @ turn
-                x, y, angle, w = _corner_pose(corner)
+            for k, ((x, y, angle, w), seen) in enumerate(corner_views(h, owner, i)):
                 if not (0 <= x < n and 0 <= y < n):
                     continue
-                seen = _seen(corner, owner, i)
                 if face_up and seen >= SEEN and w >= 10:
-                    targets.append((x, y, angle, w, float(k in _INDEX_CORNERS)))
+                    targets.append((x, y, angle, w, float(k in INDEX_CORNERS)))
                 elif seen > HIDDEN:
                     unsure.append((x, y, w))
         return (canvas, np.array(targets, np.float32).reshape(-1, 5), np.array(unsure, np.float32).reshape(-1, 3))
@@ -318,6 +337,14 @@ def _corner_pose(card_to_image: np.ndarray) -> tuple[float, float, float, float]
     p, ux, uy = pts[:, 0], pts[:, 1] - pts[:, 0], pts[:, 2] - pts[:, 0]
     scale = math.sqrt(abs(ux[0] * uy[1] - ux[1] * uy[0]))
     return float(p[0]), float(p[1]), math.atan2(ux[1], ux[0]), scale * CW
+
+
+def corner_views(card_to_image: np.ndarray, owner: np.ndarray,
+                 index: int) -> list[tuple[tuple[float, float, float, float], float]]:
+    """Each of a card's four corners (top-left, top-right, bottom-right, bottom-left; ``INDEX_CORNERS``
+    hold its index), taken as the card's top-left one: its pose (:func:`_corner_pose`) and the share of
+    its ``CORNER_BOX`` that shows where ``owner`` holds the card ``index``."""
+    return [(_corner_pose(card_to_image @ turn), _seen(card_to_image @ turn, owner, index)) for turn in _AS_TOP_LEFT]
 
 
 def _seen(card_to_image: np.ndarray, owner: np.ndarray, index: int) -> float:

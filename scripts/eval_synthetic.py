@@ -27,9 +27,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from models.data import CH, CW, FacePyramid, _composite, _photometric
+from models.data import CH, CW, FacePyramid
 from models.decks import HELD_OUT, load_all
-from models.scenes import _AS_TOP_LEFT, _INDEX_CORNERS, SEEN, SceneSynth, _corner_pose, _seen
+from models.scenes import INDEX_CORNERS, SEEN, SceneSynth, corner_views
 from vision.evaluate import match
 
 SIZES = (((640, 480), 0.3), ((1280, 720), 0.35), ((1920, 1080), 0.2), ((4032, 2268), 0.15))
@@ -47,44 +47,33 @@ class Table:
 
 
 def draw_table(synth: SceneSynth, deck: dict[str, FacePyramid], back: FacePyramid | None) -> Table:
-    """A frame of one deck's cards, laid as :class:`models.scenes.SceneSynth` lays them."""
+    """A frame of one deck's cards, dealt without repeats, laid as :meth:`SceneSynth.lay` lays them."""
     rng = synth.rng
     (width, height) = SIZES[int(rng.choice(len(SIZES), p=[p for _, p in SIZES]))][0]
     n = max(width, height)
     codes = list(deck)
     rng.shuffle(codes)
     card_px = math.exp(rng.uniform(math.log(0.045 * n), math.log(0.3 * n)))
-    camera = synth._camera(n)
-    canvas = cv2.warpPerspective(synth.surfaces.draw(n), camera, (n, n), borderMode=cv2.BORDER_REFLECT)
-    owner = np.full((n, n), -1, np.int32)
-    cards: list[tuple[int, np.ndarray, str | None]] = []
-    for i, placed in enumerate(synth._layout(n, card_px)):
-        code: str | None = None
-        if back is None or rng.random() > 0.12:
-            if not codes:
-                break
-            code = codes.pop()
-        face = back if code is None and back is not None else deck[str(code)]
-        card_to_frame = camera @ placed
-        alpha = _composite(canvas, face, card_to_frame, rng, shadow=rng.random() < 0.8)
-        owner[alpha > 0.5] = i
-        cards.append((i, card_to_frame, code))
-    for _ in range(int(rng.integers(0, 3))):
-        synth._distractor(canvas, owner, card_px)
-    canvas = _photometric(synth._shade(canvas), rng, strength=rng.uniform(0.3, 1.0))
+
+    def deal() -> tuple[FacePyramid, str | None] | None:
+        """The next card: face up (its code) or, now and then, a back (None); None once the deck is out."""
+        if back is not None and rng.random() <= 0.12:
+            return back, None
+        return (deck[codes[-1]], codes.pop()) if codes else None
+
+    canvas, owner, cards = synth.lay(n, card_px, deal, strength=(0.3, 1.0))
     owner[height:], owner[:, width:] = -3, -3
     wanted, optional = [], []
     outline = np.array([[[0, 0], [CW, 0], [CW, CH], [0, CH]]], np.float64)
     for i, card_to_frame, code in cards:
         if code is None:
             continue
-        shows = [_seen(card_to_frame @ turn, owner, i) for turn in _AS_TOP_LEFT]
-        index = max((shows[k] for k in _INDEX_CORNERS if _corner_pose(card_to_frame @ _AS_TOP_LEFT[k])[3] >= LEAST_WIDTH),
-                    default=0.0)
+        views = corner_views(card_to_frame, owner, i)
+        index = max((views[k][1] for k in INDEX_CORNERS if views[k][0][3] >= LEAST_WIDTH), default=0.0)
         if index >= SEEN:
             area = abs(cv2.contourArea(cv2.perspectiveTransform(outline, card_to_frame)[0].astype(np.float32)))
             wanted.append((code, float((owner == i).sum()) / max(area, 1.0)))
-        elif max(shows) > 0:
+        elif max(seen for _, seen in views) > 0:
             optional.append(code)
     return Table(np.ascontiguousarray(canvas[:height, :width]), wanted, optional)
 
