@@ -98,9 +98,9 @@ def font_accuracy(model: CardClassifier, *, decks: int = 12, seed: int = 77) -> 
         if not drawn:
             return None
         synth = Synth(drawn, seed=3)
-        patches = [synth.positive(i, code) for i, deck in enumerate(drawn) for code in deck.faces]
-        x = np.stack([p[0] for p in patches if p is not None and p[1] != none])
-        y = np.array([p[1] for p in patches if p is not None and p[1] != none])
+        drawn_patches = (synth.positive(i, code) for i, deck in enumerate(drawn) for code in deck.faces)
+        kept = [p for p in drawn_patches if p is not None and p[1] != none]   # a covered corner is no index
+        x, y = np.stack([p[0] for p in kept]), np.array([p[1] for p in kept])
         pred = model.classify(x).argmax(1)
         report[f"rank_{low:.0f}_{high:.0f}_units"] = {"patches": int(len(y)),
                                                       "top1": round(float((pred == y).mean()), 4),

@@ -18,6 +18,7 @@ design.
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +30,7 @@ from models.decks import FACE_HEIGHT, Deck
 from vision.classifier import CORNER_BOX
 
 if TYPE_CHECKING:  # Pillow comes with the test and training extras
-    from PIL import Image
+    from PIL import Image, ImageFont
 
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation"))
 """fonts-dejavu-core and fonts-liberation (Debian); their ``.ttf`` files set the ranks."""
@@ -138,15 +139,23 @@ def _within_box(index: Image.Image, unit: float) -> Image.Image:
     return out
 
 
+@functools.cache
+def _pip_font(size: int) -> ImageFont.FreeTypeFont:
+    """``SUIT_FONT`` at ``size`` px, loaded once: a deck sets its pips at three sizes, on every face."""
+    from PIL import ImageFont
+
+    return ImageFont.truetype(str(SUIT_FONT), size=size)
+
+
 def _middle(rank: str, suit: str, ink: tuple[int, ...], width: int, height: int) -> Image.Image:
     """The middle of the face: pips in two columns, one large pip for an ace, a framed pip for a court."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
     layer = Image.new("RGBA", (width, height), (0, 0, 0, 0))
     draw = ImageDraw.Draw(layer)
 
     def pip(cx: float, cy: float, size: float) -> None:
-        face = ImageFont.truetype(str(SUIT_FONT), size=max(6, int(size)))
+        face = _pip_font(max(6, int(size)))
         box = draw.textbbox((0, 0), SUITS[suit], font=face)
         draw.text((cx - (box[0] + box[2]) / 2, cy - (box[1] + box[3]) / 2), SUITS[suit], font=face, fill=ink)
 
