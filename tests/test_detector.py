@@ -13,7 +13,7 @@ import pytest
 
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, ModelError
-from vision.detector import CARD_PX, DEFAULT_DETECTOR, STRIDE, WIDTH_UNIT, CardCorner, CardDetector, decode, fit_edges, paired, sized_alike
+from vision.detector import CARD_PX, DEFAULT_DETECTOR, STRIDE, WIDTH_UNIT, CardCorner, CardDetector, decode, paired, sized_alike
 from vision.recognizer import Recognizer, _NoCards
 from vision.render import PlacedCard, render_scene, table_background
 
@@ -631,38 +631,3 @@ def test_a_neighbours_index_read_askew_is_no_card_of_its_own() -> None:
     frame, _ = render_scene(cards, size=(1280, 720), background=table_background((1280, 720), style="wood", seed=2),
                             seed=55, noise=4.0)
     assert sorted(d.code for d in Recognizer().detect(frame)) == sorted(c.code for c in cards)
-
-
-def test_a_corner_is_turned_to_the_edges_its_card_shows() -> None:
-    """Rendered cards on wood and on felt, each looked at 6 degrees either way askew: the fit brings every
-    one within 1.5 degrees of its card; on a blank desk, where no edge shows, a corner keeps its turn."""
-    cards = [PlacedCard(code, (250 + 260 * i, 330 + 40 * (i % 2)), 25 * i - 40, 110)
-             for i, code in enumerate(("2C", "7H", "QS", "9D"))]
-    for background in ("light_wood", "felt"):
-        frame, _ = render_scene(cards, size=(1280, 720), background=background, noise=2, blur=1.0)
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        for askew in (math.radians(6), -math.radians(6)):
-            for card in cards:
-                (x, y), (x1, y1) = card.outline()[:2]
-                turn = math.atan2(y1 - y, x1 - x)
-                [fitted] = fit_edges(grey, [CardCorner(x, y, turn + askew, math.hypot(x1 - x, y1 - y), 0.9)])
-                assert abs(math.remainder(fitted.angle - turn, 2 * math.pi)) < math.radians(1.6), (background, card.code)
-                assert abs(fitted.skew) < math.radians(1.6), (background, card.code)
-    blank = np.full((200, 200), 230.0, np.float32)
-    assert fit_edges(blank, [CardCorner(50.0, 50.0, 0.2, 80.0, 0.9)]) == [CardCorner(50.0, 50.0, 0.2, 80.0, 0.9)]
-    assert fit_edges(blank, []) == []
-
-
-def test_a_corner_seen_at_an_angle_is_cut_along_both_its_edges() -> None:
-    """A card seen at an angle meets its corner askew: its top edge level, its side 10 degrees past
-    upright.  The fit gives the turn of the one and the skew of the other, and the corner reader's
-    patch is then cut along both: the card's side edge maps onto the side of the card."""
-    grey = np.full((400, 400), 40.0, np.float32)
-    top, side = np.array([1.0, 0.0]), np.array([-math.sin(math.radians(10)), math.cos(math.radians(10))])
-    corner = np.array([100.0, 80.0])
-    quad = np.array([corner, corner + 150 * top, corner + 150 * top + 210 * side, corner + 210 * side])
-    cv2.fillConvexPoly(grey, np.round(quad * 16).astype(np.int32), 220.0, cv2.LINE_AA, 4)
-    [fitted] = fit_edges(grey, [CardCorner(100.0, 80.0, math.radians(4), 150.0, 0.9)])
-    assert abs(math.degrees(fitted.angle)) < 1.6 and abs(math.degrees(fitted.skew) - 10) < 1.6
-    down = fitted.card_to_frame() @ np.array([0.0, CARD_SIZE[1], 1.0])
-    assert np.allclose(down[:2], corner + 210 * side, atol=6.0)

@@ -27,7 +27,7 @@ same on every deck; which deck it is, only the reader needs to know.
 >>> maps[3, 2, 5], maps[5, 2, 5] = 1.0, np.log(80 / WIDTH_UNIT)   # ... of a card upright, 80 px wide ...
 >>> maps[6, 2, 5] = 0.8                                  # ... that holds its index
 >>> [tuple(round(v, 2) for v in c) for c in decode(maps)]
-[(21.5, 9.5, 0.0, 80.0, 0.9, 0.8, 0.0)]
+[(21.5, 9.5, 0.0, 80.0, 0.9, 0.8)]
 """
 
 from __future__ import annotations
@@ -95,29 +95,14 @@ _PAIR_AGREE = math.radians(20)
 _WIDTH_OFF = math.log(1.15)
 """A corner this far (as a log) from the table's card width is also read at that width
 (:func:`sized_alike`): two corners' looks at one card differ by up to a tenth."""
-_EDGE_TURNS = np.radians(np.arange(-9.0, 9.01, 1.5))
-"""The turns (from the network's) at which each edge leaving a corner is tried: its look at a card's edge is
-within about 6 degrees (the middle four fifths, measured on synthetic tables of decks it never saw)."""
-_EDGE_SHIFTS = np.arange(-5.0, 5.01)
-"""... and the shifts across the edge, in hundredths of the card's width (the network's corner lies within
-5 of it, four times in five): steps no coarser than ``_EDGE_SIDE``, or the line turns to meet the edge."""
-_EDGE_ALONG = np.linspace(0.08, 0.45, 12)
-"""Where along the card's top edge it is sampled, as shares of the card's width (from the corner; its side
-edge reaches 1.6 times as far): near the corner, which shows where its index does."""
-_EDGE_SIDE = 0.01
-"""How far (a share of the card's width) to each side of an edge the card and what lies beyond it are sampled."""
-_EDGE_CONTRAST = 4.0
-"""The least grey levels between a card and its surroundings along an edge for it to turn the corner:
-a white card on a white desk shows no edge to fit."""
 DEFAULT_DETECTOR = Path(__file__).resolve().parent.parent / "models" / "detector.onnx"
 
 
 class CardCorner(NamedTuple):
     """One card corner found: where it lies (frame px), the angle of the edge leaving it clockwise
     (radians, y down: the card's x axis were this its top-left corner), the card's width (frame px),
-    the detector's score (0..1), how sure it is that the corner holds an index (0..1; a corner
-    said to be one is taken as one) and how far its other edge turns from a right angle to the first
-    (radians: a card seen at an angle shows its corners skewed; :func:`fit_edges` measures it)."""
+    the detector's score (0..1) and how sure it is that the corner holds an index (0..1; a corner
+    said to be one is taken as one)."""
 
     x: float
     y: float
@@ -125,19 +110,13 @@ class CardCorner(NamedTuple):
     width: float
     score: float
     holds_index: float = 1.0
-    skew: float = 0.0
 
     def card_to_frame(self) -> np.ndarray:
-        """Card units -> frame px, the card upright on this corner: its x axis along the first edge and
-        its y axis along the other, both at the card's width (perspective is small across one corner).
-
-        >>> np.round(CardCorner(0.0, 0.0, 0.0, 250.0, 0.9, skew=math.radians(10)).card_to_frame(), 3).tolist()
-        [[1.0, -0.174, 0.0], [0.0, 0.985, 0.0], [0.0, 0.0, 1.0]]
-        """
+        """Card units -> frame px, the card upright on this corner (a similarity: perspective is
+        small across one card's corner)."""
         k = self.width / CARD_SIZE[0]
         c, s = math.cos(self.angle) * k, math.sin(self.angle) * k
-        down = self.angle + self.skew
-        return np.array([[c, -math.sin(down) * k, self.x], [s, math.cos(down) * k, self.y], [0.0, 0.0, 1.0]])
+        return np.array([[c, -s, self.x], [s, c, self.y], [0.0, 0.0, 1.0]])
 
 
 def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner]:
@@ -181,60 +160,6 @@ def decode(maps: np.ndarray, *, threshold: float = THRESHOLD) -> list[CardCorner
                               for v in (vx, vy, sin, cos, np.log(width), index))
     return [CardCorner((x[k] + 0.5) * STRIDE - 0.5, (y[k] + 0.5) * STRIDE - 0.5, math.atan2(s[k], c[k]),
                        math.exp(log_w[k]) * STRIDE, float(score[i]), ink[k]) for k, i in enumerate(seeds)]
-
-
-def fit_edges(grey: np.ndarray, corners: list[CardCorner]) -> list[CardCorner]:
-    """``corners``, each turned to the edges the picture ``grey`` shows leaving it.
-
-    The network's turn is a few degrees off (a tenth of its corners more than
-    six), and one turn cannot follow both edges of a corner seen at an angle,
-    which meet askew; the corner reader, which reads a patch cut along them,
-    reads an unfamiliar deck's index worse askew (models/MODEL_CARD.md).  Each
-    of the corner's two edges is tried at ``_EDGE_TURNS`` and ``_EDGE_SHIFTS``;
-    the line with the steadiest contrast between the card and what lies beyond
-    it wins.  Where both edges show one (``_EDGE_CONTRAST``), the first sets the
-    corner's turn and the other its skew; where one does, it sets the turn and
-    the corner is square.
-
-    >>> grey = np.zeros((120, 160), np.float32)
-    >>> grey[40:, 50:] = 200.0            # an upright card, its top-left corner at (49.5, 39.5), seen 6 degrees askew
-    >>> [(round(math.degrees(c.angle), 1), round(math.degrees(c.skew), 1))
-    ...  for c in fit_edges(grey, [CardCorner(49.5, 39.5, math.radians(6), 80.0, 0.9)])]
-    [(0.0, 0.0)]
-    """
-    if not corners:
-        return []
-    x, y, turn, width = (np.array(v, np.float64)[:, None, None, None] for v in list(zip(*corners))[:4])
-    turns = turn + _EDGE_TURNS[None, :, None, None]
-    shifts = _EDGE_SHIFTS[None, None, :, None] * width / 100
-    edges = []
-    # The top edge leaves the corner along the turn, the card below it; the side edge a quarter on, the card to its left.
-    for quarter, inward, reach in ((0.0, 1.0, 1.0), (math.pi / 2, -1.0, 1.6)):
-        way = turns + quarter
-        ux, uy = np.cos(way), np.sin(way)                                   # along the edge
-        nx, ny = -np.sin(quarter + turn) * inward, np.cos(quarter + turn) * inward    # into the card
-        along = _EDGE_ALONG[None, None, None, :] * width * reach
-        px, py = x + shifts * nx + along * ux, y + shifts * ny + along * uy
-        side = _EDGE_SIDE * width
-        samples = [cv2.remap(grey, (px + k * side * -uy * inward).reshape(len(corners), -1).astype(np.float32),
-                             (py + k * side * ux * inward).reshape(len(corners), -1).astype(np.float32),
-                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(px.shape) for k in (1, -1)]
-        contrast = samples[0] - samples[1]                                  # the card less what lies beyond
-        score = np.abs(contrast.mean(axis=-1)) - 0.5 * contrast.std(axis=-1)
-        best = score.reshape(len(corners), -1).argmax(axis=1)
-        rows = np.arange(len(corners))
-        found = turns[rows, best // len(_EDGE_SHIFTS), 0, 0]
-        shown = score.reshape(len(corners), -1)[rows, best] >= _EDGE_CONTRAST
-        edges.append(np.where(shown, found, np.nan).tolist())
-    out = []
-    for c, top, side in zip(corners, *edges):
-        if math.isnan(top) and math.isnan(side):
-            out.append(c)
-        elif math.isnan(side) or math.isnan(top):
-            out.append(c._replace(angle=side if math.isnan(top) else top, skew=0.0))
-        else:
-            out.append(c._replace(angle=top, skew=math.remainder(side - top, 2 * math.pi)))
-    return out
 
 
 def _median_width(corners: list[CardCorner], *, least: int = 1) -> float | None:
@@ -289,20 +214,18 @@ def paired(corners: list[CardCorner]) -> list[CardCorner]:
     if len(corners) < 2:
         return list(corners)
     x, y, angle, width = (np.array(v, np.float64) for v in list(zip(*corners))[:4])
-    skew = np.array([c.skew for c in corners], np.float64)
     dx, dy = x[None, :] - x[:, None], y[None, :] - y[:, None]        # row: the corner, column: a partner
     dist, way = np.hypot(dx, dy), np.arctan2(dy, dx)
     mine, theirs = angle[:, None], angle[None, :]
     best, turn, size = np.full(len(corners), np.inf), angle.copy(), width.copy()
     # For the next corner clockwise, then counter-clockwise: how far it lies, the way to it less my
-    # turn (down my other edge: a right angle and my skew), its turn less mine, the way to it less its
-    # turn, and its distance over my width.
+    # turn, its turn less mine, the way to it less its turn, and its distance over my width.
     height = width * CARD_SIZE[1] / CARD_SIZE[0]
-    for side, reach, back, ahead, per_width in ((width, 0.0 * skew, math.pi / 2, -math.pi / 2, 1.0),
-                                              (height, math.pi / 2 + skew, -math.pi / 2, math.pi, CARD_SIZE[1] / CARD_SIZE[0])):
+    for side, reach, back, ahead, per_width in ((width, 0.0, math.pi / 2, -math.pi / 2, 1.0),
+                                              (height, math.pi / 2, -math.pi / 2, math.pi, CARD_SIZE[1] / CARD_SIZE[0])):
         expected = side[:, None]
         fits = ((dist * _PAIR_OFF >= expected) & (dist <= _PAIR_OFF * expected)
-                & (_turn_apart(way, mine + reach[:, None]) < _PAIR_TURN)
+                & (_turn_apart(way, mine + reach) < _PAIR_TURN)
                 & (_turn_apart(theirs - back, mine) < _PAIR_TURN)
                 & (_turn_apart(way, theirs + ahead) < _PAIR_AGREE))
         np.fill_diagonal(fits, False)
@@ -311,7 +234,7 @@ def paired(corners: list[CardCorner]) -> list[CardCorner]:
         rows = np.arange(len(corners))
         better = miss[rows, j] < best
         best[better] = miss[rows, j][better]
-        turn[better] = way[rows, j][better] - reach[better]
+        turn[better] = way[rows, j][better] - reach
         size[better] = dist[rows, j][better] / per_width
     out = []
     for c, b, t, w in zip(corners, best.tolist(), turn.tolist(), size.tolist()):
@@ -504,7 +427,7 @@ class CardDetector:
         for i, plane in enumerate(cv2.split(small)):
             planes[0, i] = plane
         maps = self._session.run(None, {"frame": planes})[0][0]
-        found = fit_edges(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32), decode(maps, threshold=self.threshold))
+        found = decode(maps, threshold=self.threshold)
         sx, sy = w / gw, h / gh
         edge = STRIDE * max(sx, sy)
         out = []
@@ -513,8 +436,6 @@ class CardDetector:
             if ((at[0] and x < edge) or (at[1] and y < edge) or (at[0] + w < full_w and x >= w - edge)
                     or (at[1] + h < full_h and y >= h - edge)):
                 continue
-            angle = math.atan2(math.sin(c.angle) * sy, math.cos(c.angle) * sx)
-            down = math.atan2(math.sin(c.angle + c.skew) * sy, math.cos(c.angle + c.skew) * sx)
-            out.append(CardCorner(x + at[0], y + at[1], angle, c.width * math.sqrt(sx * sy), c.score, c.holds_index,
-                                  math.remainder(down - angle, 2 * math.pi)))
+            out.append(CardCorner(x + at[0], y + at[1], math.atan2(math.sin(c.angle) * sy, math.cos(c.angle) * sx),
+                                  c.width * math.sqrt(sx * sy), c.score, c.holds_index))
         return out
