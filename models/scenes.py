@@ -52,7 +52,7 @@ MAX_TILT = 35.0
 
 _BOX_GRID = np.array([[x, y, 1.0] for x in np.linspace(CORNER_BOX[0], CORNER_BOX[2], 5)
                       for y in np.linspace(CORNER_BOX[1], CORNER_BOX[3], 5)]).T
-_AS_TOP_LEFT = (
+AS_TOP_LEFT = (
     np.eye(3),
     np.array([[0.0, -1.0, CW], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
     np.array([[-1.0, 0.0, CW], [0.0, -1.0, CH], [0.0, 0.0, 1.0]]),
@@ -61,7 +61,7 @@ _AS_TOP_LEFT = (
 """Card units with each corner in turn (top-left, top-right, bottom-right, bottom-left) as the origin
 and the edge leaving it clockwise as the x axis -> the card's own units."""
 INDEX_CORNERS = (0, 2)
-"""Of ``_AS_TOP_LEFT``, the corners a deck prints its index at (top-left, bottom-right)."""
+"""Of ``AS_TOP_LEFT``, the corners a deck prints its index at (top-left, bottom-right)."""
 T = TypeVar("T")
 
 
@@ -329,7 +329,7 @@ class SceneSynth:
         return (canvas * dark[..., None]).clip(0, 255).astype(np.uint8)
 
 
-def _corner_pose(card_to_image: np.ndarray) -> tuple[float, float, float, float]:
+def corner_pose(card_to_image: np.ndarray) -> tuple[float, float, float, float]:
     """Where card point (0, 0) lands, the card's x-axis angle there and its width (px) at that scale."""
     k = np.array([0.0, 0.0, 1.0])
     pts = card_to_image @ np.stack([k, k + [1, 0, 0], k + [0, 1, 0]], axis=1)
@@ -342,9 +342,9 @@ def _corner_pose(card_to_image: np.ndarray) -> tuple[float, float, float, float]
 def corner_views(card_to_image: np.ndarray, owner: np.ndarray,
                  index: int) -> list[tuple[tuple[float, float, float, float], float]]:
     """Each of a card's four corners (top-left, top-right, bottom-right, bottom-left; ``INDEX_CORNERS``
-    hold its index), taken as the card's top-left one: its pose (:func:`_corner_pose`) and the share of
+    hold its index), taken as the card's top-left one: its pose (:func:`corner_pose`) and the share of
     its ``CORNER_BOX`` that shows where ``owner`` holds the card ``index``."""
-    return [(_corner_pose(card_to_image @ turn), _seen(card_to_image @ turn, owner, index)) for turn in _AS_TOP_LEFT]
+    return [(corner_pose(card_to_image @ turn), _seen(card_to_image @ turn, owner, index)) for turn in AS_TOP_LEFT]
 
 
 def _seen(card_to_image: np.ndarray, owner: np.ndarray, index: int) -> float:

@@ -1,6 +1,7 @@
 """Precision and recall on synthetic tables laid with decks no model trained on.
 
     python scripts/eval_synthetic.py [--scenes 60] [--seed 21] [--model PATH] [--no-geometry | --no-detector]
+    python scripts/eval_synthetic.py --corners [--scenes 40] [--seed 21] [--model PATH]
 
 Each scene is one of the held-out decks (``models.decks.HELD_OUT``), dealt
 without repeats onto a table of ``models.scenes``' kinds (plain greys and
@@ -12,6 +13,15 @@ found nor false. The figures are split by frame size, and between cards
 seen whole and cards partly covered: a player's table is none of these, and
 a deck never seen is what every table brings. Needs the training extra and
 Debian's decks (models/README.md).
+
+``--corners`` says where such cards are lost, corner by corner: of the
+index corners that show, how many the learned detector finds (its own
+``find``, within ``NEAR`` of the corner and turned within ``ALIKE``), how
+many of those the corner reader reads right at the detector's corner, at
+that corner turned to the card's true angle, and at the card's true
+outline; and how far the detector's turn is off, in degrees. A reader that
+reads more at the true angle than at the detector's is held back by the
+detector's turn; one that misreads at the true outline, by the deck.
 """
 
 from __future__ import annotations
@@ -29,21 +39,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from models.data import CH, CW, FacePyramid
 from models.decks import HELD_OUT, load_all
-from models.scenes import INDEX_CORNERS, SEEN, SceneSynth, corner_views
+from models.scenes import AS_TOP_LEFT, INDEX_CORNERS, SEEN, SceneSynth, corner_pose, corner_views
+from vision.classifier import CLASSES, CardClassifier, FaceReader, extract_patches
+from vision.detector import CardDetector
 from vision.evaluate import match
+from vision.recognizer import Classifier, Corners, Recognizer
 
 SIZES = (((640, 480), 0.3), ((1280, 720), 0.35), ((1920, 1080), 0.2), ((4032, 2268), 0.15))
 """Frame sizes and how often each is drawn: a webcam, a Pi camera, a phone's video and its photo."""
 LEAST_WIDTH = 22.0
 """Frame px: a card narrower at its index corner is not asked for (its index is a few pixels)."""
+NEAR = 0.15
+"""``--corners``: a detector corner this near an index corner (a share of the card's width) ..."""
+ALIKE = math.radians(20)
+"""... and turned this close to it is that corner found."""
 
 
 class Table:
-    """One synthetic frame: the codes that must be found (with how much of each card shows), and the
-    codes that show too little to ask for but are no false card either."""
+    """One synthetic frame: the codes that must be found (with how much of each card shows), the
+    codes that show too little to ask for but are no false card either, and each index corner that
+    shows: its card's code and the card units -> frame px homography with that corner as the
+    top-left one (what the corner reader reads at a perfect corner)."""
 
-    def __init__(self, frame: np.ndarray, wanted: list[tuple[str, float]], optional: list[str]) -> None:
-        self.frame, self.wanted, self.optional = frame, wanted, optional
+    def __init__(self, frame: np.ndarray, wanted: list[tuple[str, float]], optional: list[str],
+                 corners: list[tuple[str, np.ndarray]]) -> None:
+        self.frame, self.wanted, self.optional, self.corners = frame, wanted, optional, corners
 
 
 def draw_table(synth: SceneSynth, deck: dict[str, FacePyramid], back: FacePyramid | None) -> Table:
@@ -63,19 +83,74 @@ def draw_table(synth: SceneSynth, deck: dict[str, FacePyramid], back: FacePyrami
 
     canvas, owner, cards = synth.lay(n, card_px, deal, strength=(0.3, 1.0))
     owner[height:], owner[:, width:] = -3, -3
-    wanted, optional = [], []
+    wanted, optional, corners = [], [], []
     outline = np.array([[[0, 0], [CW, 0], [CW, CH], [0, CH]]], np.float64)
     for i, card_to_frame, code in cards:
         if code is None:
             continue
         views = corner_views(card_to_frame, owner, i)
-        index = max((views[k][1] for k in INDEX_CORNERS if views[k][0][3] >= LEAST_WIDTH), default=0.0)
-        if index >= SEEN:
+        shown = [k for k in INDEX_CORNERS if views[k][0][3] >= LEAST_WIDTH and views[k][1] >= SEEN]
+        if shown:
             area = abs(cv2.contourArea(cv2.perspectiveTransform(outline, card_to_frame)[0].astype(np.float32)))
             wanted.append((code, float((owner == i).sum()) / max(area, 1.0)))
+            corners += [(code, card_to_frame @ AS_TOP_LEFT[k]) for k in shown]
         elif max(seen for _, seen in views) > 0:
             optional.append(code)
-    return Table(np.ascontiguousarray(canvas[:height, :width]), wanted, optional)
+    return Table(np.ascontiguousarray(canvas[:height, :width]), wanted, optional, corners)
+
+
+class CornerReads:
+    """``--corners``' tallies over the tables: index corners shown, found by the detector, read right
+    at the detector's corner, at it turned to the true angle, at the true outline; and the
+    detector's turn error (degrees) at each found."""
+
+    def __init__(self) -> None:
+        self.shown = self.found = self.at_detector = self.at_true_angle = self.at_true_outline = 0
+        self.turn_off: list[float] = []
+
+    def add(self, table: Table, detector: Corners, classifier: Classifier) -> None:
+        """Reads ``table``'s shown index corners and adds them to the tallies."""
+        if not table.corners:
+            return
+        found = detector.find(table.frame)
+        homographies: list[np.ndarray] = []
+        asked: list[tuple[str, int, int | None]] = []   # code, where its true outline's read is, and its found corner's
+        for code, to_frame in table.corners:
+            x, y, angle, width = corner_pose(to_frame)
+            near = [c for c in found if math.hypot(c.x - x, c.y - y) < NEAR * width
+                    and abs(math.remainder(c.angle - angle, 2 * math.pi)) < ALIKE]
+            homographies.append(to_frame)
+            if not near:
+                asked.append((code, len(homographies) - 1, None))
+                continue
+            best = min(near, key=lambda c: math.hypot(c.x - x, c.y - y))
+            self.turn_off.append(math.degrees(math.remainder(best.angle - angle, 2 * math.pi)))
+            asked.append((code, len(homographies) - 1, len(homographies)))
+            homographies += [best.card_to_frame(), best._replace(angle=angle).card_to_frame()]
+        read = [CLASSES[k] for k in classifier.classify(extract_patches(table.frame, homographies)).argmax(axis=1)]
+        for code, true, at in asked:
+            self.shown += 1
+            self.at_true_outline += read[true] == code
+            if at is not None:
+                self.found += 1
+                self.at_detector += read[at] == code
+                self.at_true_angle += read[at + 1] == code
+
+    def report(self) -> list[str]:
+        """The tallies as lines of text."""
+        def share(k: int, n: int) -> str:
+            return f"{k} of {n} ({k / max(1, n):.3f})"
+
+        lines = [f"index corners shown       {self.shown}",
+                 f"found by the detector     {share(self.found, self.shown)}",
+                 f"read right at its corner  {share(self.at_detector, self.found)}",
+                 f"  turned to the true angle {share(self.at_true_angle, self.found)}",
+                 f"read right at the true outline {share(self.at_true_outline, self.shown)}"]
+        if self.turn_off:
+            tenth, quarter, half, three, ninth = np.percentile(self.turn_off, [10, 25, 50, 75, 90])
+            lines.append(f"detector's turn off (degrees): 10th {tenth:+.1f}, 25th {quarter:+.1f}, median {half:+.1f}, "
+                         f"75th {three:+.1f}, 90th {ninth:+.1f} percentile")
+        return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,14 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     finder = parser.add_mutually_exclusive_group()
     finder.add_argument("--no-geometry", action="store_true", help="the learned corner detector alone")
     finder.add_argument("--no-detector", action="store_true", help="the frame's geometry alone")
+    finder.add_argument("--corners", action="store_true",
+                        help="where cards are lost, index corner by index corner (the module's docstring)")
     args = parser.parse_args(argv)
 
-    from vision.classifier import CardClassifier, FaceReader
-    from vision.detector import CardDetector
-    from vision.recognizer import Recognizer
-
-    recognizer = Recognizer(classifier=CardClassifier(args.model), faces=FaceReader(),
-                            detector=None if args.no_detector else CardDetector(), geometry=not args.no_geometry)
+    classifier, detector = CardClassifier(args.model), None if args.no_detector else CardDetector()
+    recognizer = Recognizer(classifier=classifier, faces=FaceReader(), detector=detector, geometry=not args.no_geometry)
     decks = [d for d in load_all(verbose=False) if d.name in HELD_OUT]
     if not decks:
         print("no held-out deck is installed (models/README.md: Debian's card decks)", file=sys.stderr)
@@ -102,9 +175,15 @@ def main(argv: list[str] | None = None) -> int:
     pyramids = [({c: FacePyramid(f) for c, f in d.faces.items() if c != "JK"},
                  FacePyramid(d.back) if d.back is not None else None) for d in decks]
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])   # cards, found, false
+    corners = CornerReads()
     for number in range(args.scenes):
         faces, back = pyramids[int(synth.rng.integers(len(pyramids)))]
         table = draw_table(synth, faces, back)
+        print(f"\r{number + 1}/{args.scenes} tables", end="", file=sys.stderr, flush=True)
+        if args.corners:
+            assert detector is not None
+            corners.add(table, detector, classifier)
+            continue
         reported = [d.code for d in recognizer.detect(table.frame)]
         _, missing, extra = match(reported, [c for c, _ in table.wanted])
         _, _, false = match(extra, table.optional)
@@ -118,8 +197,10 @@ def main(argv: list[str] | None = None) -> int:
                 counts[key][0] += 1
                 counts[key][1] += int(found)
         counts["all"][2] += len(false)
-        print(f"\r{number + 1}/{args.scenes} tables", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    if args.corners:
+        print("\n".join(corners.report()))
+        return 0
     for key in ("all", "seen whole", "partly covered", *(f"{w}x{h}" for (w, h), _ in SIZES)):
         n_cards, n_found, n_false = counts[key]
         precision = f"precision {n_found / (n_found + n_false):.3f}, " if key == "all" and n_found + n_false else ""

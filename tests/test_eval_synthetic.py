@@ -4,6 +4,7 @@ Drawn from the demo's own card sheet, so no Debian deck is needed here."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -12,7 +13,9 @@ import pytest
 
 from models.data import FacePyramid
 from models.decks import Deck
-from models.scenes import SceneSynth
+from models.scenes import SceneSynth, corner_pose
+from vision.classifier import CardClassifier
+from vision.detector import CardCorner
 from vision.render import card_back, card_face
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
@@ -58,3 +61,43 @@ def test_a_card_off_the_frame_is_not_asked_for(monkeypatch: pytest.MonkeyPatch) 
     table = eval_synthetic.draw_table(synth, faces, None)
     assert table.frame.shape == (480, 640, 3)
     assert len(table.wanted) == 1 and not table.optional
+
+
+class _AtTheCorners:
+    """A detector that finds every index corner of ``table`` where it lies, turned ``turn`` degrees."""
+
+    def __init__(self, table: eval_synthetic.Table, turn: float) -> None:
+        poses = [corner_pose(to_frame) for _, to_frame in table.corners]
+        self.corners = [CardCorner(x, y, angle + math.radians(turn), width, 0.9) for x, y, angle, width in poses]
+
+    def find(self, frame_bgr: np.ndarray, **_: object) -> list[CardCorner]:
+        return self.corners
+
+
+def test_corner_reads_tally_each_shown_index_corner_and_the_detectors_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(eval_synthetic, "SIZES", (((960, 720), 1.0),))
+    synth = SceneSynth([Deck("demo", {}, None)], seed=4)
+    tables = [eval_synthetic.draw_table(synth, _pyramids(), None) for _ in range(4)]
+    tables = [t for t in tables if t.corners]
+    shown = sum(len(t.corners) for t in tables)
+    assert shown >= 4 and all(code in [c for c, _ in t.wanted] for t in tables for code, _ in t.corners)
+    reader = CardClassifier()
+
+    straight, turned = eval_synthetic.CornerReads(), eval_synthetic.CornerReads()
+    for table in tables:
+        straight.add(table, _AtTheCorners(table, 0.0), reader)
+        turned.add(table, _AtTheCorners(table, 15.0), reader)
+    assert turned.shown == turned.found == shown
+    assert np.allclose(turned.turn_off, 15.0)
+    # The demo deck's indices read right at their own corners; 15 degrees off, fewer of them, and all
+    # of those again once turned back to the true angle.
+    assert straight.at_detector == straight.at_true_angle >= 0.8 * shown
+    assert turned.at_detector < turned.at_true_angle == straight.at_true_angle
+    assert turned.at_true_outline == straight.at_true_outline >= 0.8 * shown
+
+    missed = eval_synthetic.CornerReads()
+    for table in tables:
+        missed.add(table, _AtTheCorners(table, 30.0), reader)   # turned beyond ALIKE: not that corner
+    assert (missed.shown, missed.found, missed.turn_off) == (shown, 0, [])
+    assert missed.at_true_outline == turned.at_true_outline
+    assert "index corners shown" in "\n".join(turned.report()) and "+15.0" in turned.report()[-1]

@@ -14,7 +14,7 @@ import pytest
 
 from models.decks import Deck
 from models.detector import encode
-from models.scenes import SceneSynth, _corner_pose, _seen, read_gimp_pattern
+from models.scenes import SceneSynth, _seen, corner_pose, read_gimp_pattern
 from vision.detector import STRIDE
 from vision.render import card_face
 
@@ -62,7 +62,7 @@ def test_of_a_cards_four_corners_the_top_left_and_bottom_right_hold_its_index(mo
 def test_a_covered_corner_is_not_seen() -> None:
     card_to_image = np.array([[0.4, 0, 20], [0, 0.4, 30], [0, 0, 1.0]])
     owner = np.full((200, 200), -1, np.int32)
-    x, y, angle, width = _corner_pose(card_to_image)
+    x, y, angle, width = corner_pose(card_to_image)
     assert (round(x, 3), round(y, 3), angle, round(width, 6)) == (20.0, 30.0, 0.0, 100.0)
     assert _seen(card_to_image, owner, 3) == 0.0       # nothing of card 3 drawn there
     owner[:, :] = 3
