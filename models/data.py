@@ -113,23 +113,13 @@ def card_homography(rng: np.random.Generator, *, scale: float, angle: float, anc
     return cv2.getPerspectiveTransform(CARD_CORNERS, mapped.astype(np.float32)).astype(np.float64)
 
 
-TURN = 4.0
-"""Degrees (one standard deviation) by which a corner patch's framing is turned about the corner: the
-learned detector's look at a corner's edge is that far off (models/MODEL_CARD.md)."""
-
-
-def jitter(rng: np.random.Generator, card_to_frame: np.ndarray, *, amount: float = 1.0,
-           turn: float = 0.0) -> np.ndarray:
-    """The homography a detector might report: corners off by a few card units, size by a few %, and
-    turned about the card's corner (card point 0, 0) by ``turn`` degrees (one standard deviation)."""
+def jitter(rng: np.random.Generator, card_to_frame: np.ndarray, *, amount: float = 1.0) -> np.ndarray:
+    """The homography a detector might report: corners off by a few card units, size by a few %."""
     grow = rng.normal(1.0, 0.03 * amount)
     centre = np.array([CW / 2, CH / 2])
     moved = (CARD_CORNERS - centre) * grow + centre + rng.normal(0, 4.0 * amount, 2)
     moved += rng.normal(0, 3.0 * amount, moved.shape)
     shifted = cv2.getPerspectiveTransform(CARD_CORNERS, moved.astype(np.float32))
-    if turn:
-        a = math.radians(rng.normal(0.0, turn))
-        shifted = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1.0]]) @ shifted
     return card_to_frame @ shifted
 
 
@@ -380,7 +370,7 @@ class Synth:
         label = NONE if covered > 0.5 else CLASSES.index(code)
         canvas = _photometric(canvas, rng)
         # Now and then the detector's framing is off by twice as much (a ragged outline on a light table).
-        return extract_patch(canvas, jitter(rng, h, amount=1.0 if rng.random() < 0.7 else 1.8, turn=TURN)), label
+        return extract_patch(canvas, jitter(rng, h, amount=1.0 if rng.random() < 0.7 else 1.8)), label
 
     def negative(self) -> tuple[np.ndarray, int]:
         """Something that is not a readable upright index: table, back, card middle, a turned index."""
@@ -412,7 +402,7 @@ class Synth:
             r = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
             h = h @ c @ r @ np.linalg.inv(c)
         canvas = _photometric(canvas, rng)
-        return extract_patch(canvas, jitter(rng, h, turn=TURN)), NONE
+        return extract_patch(canvas, jitter(rng, h)), NONE
 
     def make(self, positives_per_code: int, negatives: int, *, progress: str = "") -> Patches:
         """``positives_per_code`` top-left corners of each code (spread over the decks) and
@@ -515,7 +505,7 @@ def real_corners(items: list[tuple[Path, str]], rng: np.random.Generator | None,
                 src = image
                 if rng.random() < 0.7:
                     src = _photometric_light(image, rng)
-                out.append(extract_patch(src, jitter(rng, corner, amount=1.5, turn=TURN)))
+                out.append(extract_patch(src, jitter(rng, corner, amount=1.5)))
             ty.append(CLASSES.index(code))
         if rng is not None and rng.random() < negatives:
             dx, dy = rng.uniform(60, 170), rng.uniform(90, 230)

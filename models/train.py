@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from models.data import TURN, Patches, Synth, found_inside, read_labelled, real_corners, row_negatives, scene_negatives, table_negatives
+from models.data import Patches, Synth, found_inside, read_labelled, real_corners, row_negatives, scene_negatives, table_negatives
 from models.decks import HELD_OUT, load_all
 from vision.classifier import CARD_SIZE, CLASSES, CORNER_BOX, DEFAULT_MODEL, FACE_BOX, FACE_SHAPE, PATCH_SHAPE
 
@@ -290,7 +290,7 @@ def corner_data(args: argparse.Namespace, train_names: list[str], held_names: li
                 t0: float) -> tuple[Patches, Patches, Patches, Callable[[object], str]]:
     """The corner reader's training, held-out and valid patches, and its valid report (steps 2 and 3)."""
     print(f"2/5 synthetic patches ({time.time() - t0:.0f}s)", flush=True)
-    train, held = _cached(CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}-turn{TURN:g}.npz",
+    train, held = _cached(CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}.npz",
                           lambda: (synthetic(train_names, per_code=args.per_code, negatives=args.negatives,
                                              seed=args.seed, workers=args.workers),
                                    synthetic(held_names, per_code=40, negatives=800, seed=10_000, workers=1)

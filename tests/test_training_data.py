@@ -300,20 +300,3 @@ def test_the_model_cards_four_stages_are_make_trains_corner_runs() -> None:
     runs = [train.options().parse_args(argv) for module, argv in _make_train()
             if module == "models.train" and "faces" not in argv]
     assert said == runs
-
-
-def test_a_jittered_framing_is_turned_about_the_corner_as_far_as_asked() -> None:
-    from models.data import jitter
-
-    def turns(turn: float) -> tuple[np.ndarray, np.ndarray]:
-        rng = np.random.default_rng(3)
-        hs = [jitter(rng, np.eye(3), turn=turn) for _ in range(400)]
-        corner = np.array([h[:2, 2] / h[2, 2] for h in hs])
-        top = np.array([(h @ [80.0, 0, 1])[:2] / (h @ [80.0, 0, 1])[2] for h in hs]) - corner
-        return np.degrees(np.arctan2(top[:, 1], top[:, 0])), np.hypot(*corner.T)
-
-    still, moved = turns(0.0)
-    turned, moved_turned = turns(6.0)
-    assert still.std() < 2.5                     # the corners' own noise turns an edge a little
-    assert 5.5 < turned.std() < 7.5              # and the turn on top of it, about the corner:
-    assert abs(np.median(moved_turned) - np.median(moved)) < 1.0   # the corner lies where it did
