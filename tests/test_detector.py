@@ -566,39 +566,6 @@ def test_without_the_geometry_every_detector_corner_is_read_and_at_the_tables_wi
     assert sized_alike(row) == row and sized_alike([corner, corner]) == [corner, corner]
 
 
-class _ReadsUprightBar:
-    """A corner reader double that reads QS surely where the patch's ink is an upright bar, in doubt
-    (0.5) where the bar leans, and ``none`` where there is no ink."""
-
-    def classify(self, patches: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(patches), len(CLASSES)), np.float32)
-        for k, patch in enumerate(patches):
-            rows, cols = np.nonzero(patch.mean(axis=2) < 128)
-            if len(rows) < 20:
-                out[k, -1] = 1.0
-                continue
-            lean = abs(np.polyfit(rows, cols, 1)[0])
-            out[k, CLASSES.index("QS")] = 0.99 if lean < 0.03 else 0.5
-            out[k, -1] = 1.0 - out[k, CLASSES.index("QS")]
-        return out
-
-
-def test_a_learned_corner_read_in_doubt_is_read_again_turned_a_little() -> None:
-    """The detector's turn is a few degrees off: a corner whose index reads askew, in doubt, is read
-    turned 4 degrees either way about the corner, and the turn that reads the card surely is kept."""
-    card = CardCorner(300.0, 200.0, math.radians(4.0), 120.0, 0.9)
-    frame = _inked(np.full((720, 1280, 3), 230, np.uint8), card, _GLYPH)
-    for told, confidence in ((card, 0.99), (card._replace(angle=0.0), 0.99)):
-        (found,) = Recognizer(classifier=_ReadsUprightBar(), detector=_Told([told]), geometry=False,
-                              read_again=False).detect(frame)
-        (x0, y0), (x1, y1) = found.outline[:2]
-        assert found.code == "QS" and found.confidence == pytest.approx(confidence, abs=0.01)
-        assert math.degrees(math.atan2(y1 - y0, x1 - x0)) == pytest.approx(4.0, abs=0.1)
-    askew = card._replace(angle=math.radians(-8.0))   # beyond a turn's reach: still in doubt, so not reported
-    assert Recognizer(classifier=_ReadsUprightBar(), detector=_Told([askew]), geometry=False,
-                      read_again=False).detect(frame) == []
-
-
 def test_without_the_geometry_only_the_detectors_corners_are_read() -> None:
     """A card on a table the geometry sees well is found without it only where the detector puts a
     corner, and read as surely as the geometry's own."""

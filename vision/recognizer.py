@@ -67,10 +67,6 @@ _UNSURE = (0.3, 0.9)
 _SHIFTS = tuple(np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
                 for dx, dy in ((-3.0, 0.0), (3.0, 0.0), (0.0, -3.0), (0.0, 3.0)))
 """Card units (3 of a card's 250: about a pixel in a camera frame) by which an unsure corner is moved."""
-_TURNS = tuple(np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
-               for a in (math.radians(-4.0), math.radians(4.0)))
-"""Turns about the card's corner by which a learned corner read in doubt is read again: the detector's
-turn is off by up to 6 degrees, which moves the index across the patch (models/MODEL_CARD.md)."""
 _DOUBTED = 0.2
 """A card the geometry read this surely, but under ``min_confidence``, may be there: the detector's
 closer look takes in its place too (a far card of a table seen at an angle, grown at the near ones' width).
@@ -292,11 +288,6 @@ class Recognizer:
         if value is not None:
             doubt = [i for i, h in enumerate(hyps) if h.corner >= 0 and float(own[i, :_NONE].max()) < _DECISIVE]
             moved = [(i, s) for i, s in zip(doubt, _detect.snap_edges([hyps[i] for i in doubt], value)) if s is not None]
-        # A learned corner read in doubt is read again turned a little either way about its corner, and
-        # the turn that reads a card best replaces it (the detector's look at a corner's edge is a few
-        # degrees off, and an index read askew reads in doubt).
-        moved += [(i, replace(hyps[i], card_to_work=hyps[i].card_to_work @ turn)) for i in range(len(hyps))
-                  if hyps[i].learned and float(own[i, :_NONE].max()) < _DECISIVE for turn in _TURNS]
         if moved:
             alt_mats = [to_frame @ s.card_to_work for _, s in moved]
             alt = self._read(frame, alt_mats)
