@@ -1,7 +1,7 @@
 """Precision and recall on synthetic tables laid with decks no model trained on.
 
     python scripts/eval_synthetic.py [--scenes 60] [--seed 21] [--model PATH] [--no-geometry | --no-detector]
-    python scripts/eval_synthetic.py --corners [--scenes 40] [--seed 21] [--model PATH]
+    python scripts/eval_synthetic.py --corners [--scenes 60] [--seed 21] [--model PATH]
 
 Each scene is one of the held-out decks (``models.decks.HELD_OUT``), dealt
 without repeats onto a table of ``models.scenes``' kinds (plain greys and
