@@ -30,6 +30,7 @@ import argparse
 import math
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -165,8 +166,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="where cards are lost, index corner by index corner (the module's docstring)")
     args = parser.parse_args(argv)
 
-    classifier, detector = CardClassifier(args.model), None if args.no_detector else CardDetector()
-    recognizer = Recognizer(classifier=classifier, faces=FaceReader(), detector=detector, geometry=not args.no_geometry)
     decks = [d for d in load_all(verbose=False) if d.name in HELD_OUT]
     if not decks:
         print("no held-out deck is installed (models/README.md: Debian's card decks)", file=sys.stderr)
@@ -174,16 +173,26 @@ def main(argv: list[str] | None = None) -> int:
     synth = SceneSynth(decks, seed=args.seed)
     pyramids = [({c: FacePyramid(f) for c, f in d.faces.items() if c != "JK"},
                  FacePyramid(d.back) if d.back is not None else None) for d in decks]
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])   # cards, found, false
-    corners = CornerReads()
-    for number in range(args.scenes):
-        faces, back = pyramids[int(synth.rng.integers(len(pyramids)))]
-        table = draw_table(synth, faces, back)
-        print(f"\r{number + 1}/{args.scenes} tables", end="", file=sys.stderr, flush=True)
-        if args.corners:
-            assert detector is not None
+
+    def tables() -> Iterator[Table]:
+        """``--scenes`` tables, each of one held-out deck, the count on stderr as each is done with."""
+        for number in range(args.scenes):
+            faces, back = pyramids[int(synth.rng.integers(len(pyramids)))]
+            yield draw_table(synth, faces, back)
+            print(f"\r{number + 1}/{args.scenes} tables", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+
+    classifier = CardClassifier(args.model)
+    if args.corners:
+        corners, detector = CornerReads(), CardDetector()
+        for table in tables():
             corners.add(table, detector, classifier)
-            continue
+        print("\n".join(corners.report()))
+        return 0
+    recognizer = Recognizer(classifier=classifier, faces=FaceReader(),
+                            detector=None if args.no_detector else CardDetector(), geometry=not args.no_geometry)
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])   # cards, found, false
+    for table in tables():
         reported = [d.code for d in recognizer.detect(table.frame)]
         _, missing, extra = match(reported, [c for c, _ in table.wanted])
         _, _, false = match(extra, table.optional)
@@ -197,10 +206,6 @@ def main(argv: list[str] | None = None) -> int:
                 counts[key][0] += 1
                 counts[key][1] += int(found)
         counts["all"][2] += len(false)
-    print(file=sys.stderr)
-    if args.corners:
-        print("\n".join(corners.report()))
-        return 0
     for key in ("all", "seen whole", "partly covered", *(f"{w}x{h}" for (w, h), _ in SIZES)):
         n_cards, n_found, n_false = counts[key]
         precision = f"precision {n_found / (n_found + n_false):.3f}, " if key == "all" and n_found + n_false else ""
