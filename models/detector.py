@@ -60,20 +60,12 @@ INDEX_WEIGHT = 2.0
 """The index map's cross-entropy in the loss, against the corner map's (weighted 20)."""
 
 
-Photos = tuple[Path, int, float] | None
-"""A ``card-crops`` folder, how many of its photos and what share of the face-up cards they make."""
-
-
-def _scene_worker(args: tuple[list[str], int, int, Photos]) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
-    names, seed, count, photos = args
-    from models.scenes import SceneSynth, photo_faces
+def _scene_worker(args: tuple[list[str], int, int]) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    names, seed, count = args
+    from models.scenes import SceneSynth
 
     decks = [d for d in load_all(verbose=False) if d.name in names]
-    if photos is None:
-        synth = SceneSynth(decks, seed)
-    else:
-        folder, many, share = photos
-        synth = SceneSynth(decks, seed, photos=photo_faces(folder, many, seed=0), photo_share=share)
+    synth = SceneSynth(decks, seed)
     images = np.zeros((count, SCENE, SCENE, 3), np.uint8)
     targets, unsure = [], []
     for i in range(count):
@@ -85,18 +77,16 @@ def _scene_worker(args: tuple[list[str], int, int, Photos]) -> tuple[np.ndarray,
     return images, targets, unsure
 
 
-def scenes(names: list[str], count: int, *, seed: int, workers: int,
-           photos: Photos = None) -> tuple[np.ndarray, list, list]:
-    """``count`` scenes of the decks ``names`` (and ``photos``), kept in the cache (drawing them is the
-    slow half) under a name that changes with the decks, the photos and the code that draws them."""
-    drawn = (" ".join(sorted(names)).encode() + repr(photos).encode()
-             + (ROOT / "scenes.py").read_bytes() + (ROOT / "data.py").read_bytes())
+def scenes(names: list[str], count: int, *, seed: int, workers: int) -> tuple[np.ndarray, list, list]:
+    """``count`` scenes of the decks ``names``, kept in the cache (drawing them is the slow half) under
+    a name that changes with the decks and with the code that draws them."""
+    drawn = " ".join(sorted(names)).encode() + (ROOT / "scenes.py").read_bytes() + (ROOT / "data.py").read_bytes()
     saved = CACHE / f"corners-{seed}-{count}-{SCENE}-{hashlib.sha256(drawn).hexdigest()[:8]}.npz"
     if saved.exists():
         with np.load(saved, allow_pickle=True) as z:
             print(f"    reusing {saved.name}", flush=True)
             return z["images"], list(z["targets"]), list(z["unsure"])
-    jobs = [(names, seed + 100 * i, count // workers, photos) for i in range(workers)]
+    jobs = [(names, seed + 100 * i, count // workers) for i in range(workers)]
     parts = _in_workers(_scene_worker, jobs)
     images = np.concatenate([p[0] for p in parts])
     targets = [t for p in parts for t in p[1]]
@@ -367,11 +357,6 @@ def options() -> argparse.ArgumentParser:
                         help="each window under a room's light too: a lamp's colour, a lamp to one side")
     parser.add_argument("--init", type=Path, default=None,
                         help="train on from this exported model's weights, batch norms frozen (default: from scratch)")
-    parser.add_argument("--photo-faces", type=Path, default=None, metavar="FOLDER",
-                        help="also lay photographed cards from this card-crops folder (default: none)")
-    parser.add_argument("--photos", type=int, default=2000, help="how many of its photos (default 2000)")
-    parser.add_argument("--photo-share", type=float, default=0.3,
-                        help="the share of face-up cards drawn from the photos (default 0.3)")
     parser.add_argument("--report", type=int, default=0, metavar="N",
                         help="also score 200 held-out scenes every N steps (default: after each epoch only)")
     return parser
@@ -390,8 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     held_names = [n for n in names if n in HELD_OUT]
     print(f"1/4 scenes: {args.scenes} from {len(train_names)} decks, {args.held} from {held_names}", flush=True)
     t0 = time.time()
-    photos = None if args.photo_faces is None else (args.photo_faces, args.photos, args.photo_share)
-    images, targets, unsure = scenes(train_names, args.scenes, seed=args.seed, workers=args.workers, photos=photos)
+    images, targets, unsure = scenes(train_names, args.scenes, seed=args.seed, workers=args.workers)
     held_images, held_targets, _ = scenes(held_names, args.held, seed=args.seed + 7, workers=args.workers)
     print(f"    {time.time() - t0:.0f} s; encoding targets", flush=True)
     maps = [encode(t, u, SCENE) for t, u in zip(targets, unsure)]

@@ -37,7 +37,7 @@ from typing import TypeVar
 import cv2
 import numpy as np
 
-from models.data import CH, CW, FacePyramid, Textures, _composite, _draw_chips, _photometric, read_labelled
+from models.data import CH, CW, FacePyramid, Textures, _composite, _draw_chips, _photometric
 from models.decks import Deck
 
 CORNER_BOX = (6.0, 6.0, 46.0, 46.0)
@@ -179,47 +179,14 @@ def _card_at(centre: np.ndarray, angle: float, width: float) -> np.ndarray:
     return np.array([[rot[0, 0], rot[0, 1], offset[0]], [rot[1, 0], rot[1, 1], offset[1]], [0, 0, 1.0]])
 
 
-FACE_HEIGHT = 320
-"""px: a photo face's height, as tall as the tallest card a scene shows needs."""
-
-
-def photo_faces(folder: Path, count: int, *, seed: int) -> list[np.ndarray]:
-    """``count`` photos of a ``card-crops`` folder (each the whole card, stretched over the picture),
-    drawn at random, as BGRA faces ``FACE_HEIGHT`` px high with their corners rounded off as a
-    printed card's: real print, wear and cameras beside the decks' drawn faces."""
-    items = read_labelled(folder)
-    rng = np.random.default_rng(seed)
-    faces = []
-    for k in rng.permutation(len(items))[:count]:
-        image = cv2.imread(str(items[k][0]), cv2.IMREAD_COLOR)
-        if image is None:
-            continue
-        h = FACE_HEIGHT
-        w = round(h * CW / CH)
-        face = cv2.cvtColor(cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2BGRA)
-        r = round(0.06 * w)
-        alpha = np.zeros((h, w), np.uint8)
-        cv2.rectangle(alpha, (r, 0), (w - 1 - r, h - 1), 255, -1)
-        cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), 255, -1)
-        for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
-            cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
-        face[..., 3] = alpha
-        faces.append(face)
-    return faces
-
-
 class SceneSynth:
-    """Draws labelled scenes from a set of decks (see the module's docstring), and from ``photos``
-    (:func:`photo_faces`) a share ``photo_share`` of the face-up cards."""
+    """Draws labelled scenes from a set of decks (see the module's docstring)."""
 
-    def __init__(self, decks: list[Deck], seed: int, *, photos: list[np.ndarray] | None = None,
-                 photo_share: float = 0.0) -> None:
+    def __init__(self, decks: list[Deck], seed: int) -> None:
         self.rng = np.random.default_rng(seed)
         self.surfaces = Surfaces(self.rng)
         self.faces = [FacePyramid(f) for d in decks for f in d.faces.values()]
         self.backs = [FacePyramid(d.back) for d in decks if d.back is not None]
-        self.photos = [FacePyramid(f) for f in photos or []]
-        self.photo_share = photo_share
 
     def _layout(self, n: int, width: float) -> list[np.ndarray]:
         """Card placements (card units -> table px) as players lay them, in drawing order."""
@@ -314,8 +281,6 @@ class SceneSynth:
         def pick() -> tuple[FacePyramid, bool]:
             face_up = rng.random() > 0.12
             pool = self.faces if face_up or not self.backs else self.backs
-            if face_up and self.photos and rng.random() < self.photo_share:
-                pool = self.photos
             return pool[int(rng.integers(len(pool)))], face_up
 
         canvas, owner, cards = self.lay(n, width, pick, restyled=0.15)
