@@ -7,12 +7,11 @@ patch faster on a core with 8-bit dot products (``MODEL_CARD.md``).
 The weights keep to 7 bits (``WEIGHT_LIMIT``) so that every processor reads
 the model alike: an x86 core without VNNI multiplies 8-bit activations by
 8-bit weights in pairs summed into 16 bits, and full-range weights overflow
-that sum.  Each
-activation's range is measured on synthetic patches of every deck, cards and
-``none`` alike, drawn afresh from a fixed seed: what the reader is trained
-to read, and the same ranges on every run.  It prints how often the two
-models agree on held-out patches, and fails where they agree less than
-``AGREEMENT``.
+that sum.  Each activation's range is measured on synthetic patches of every
+deck, cards and ``none`` alike, drawn afresh from a fixed seed: what the
+reader is trained to read, and the same ranges on every run.  It prints how
+often the two models agree on held-out patches, and fails where they agree
+less than ``AGREEMENT``.
 """
 
 from __future__ import annotations
