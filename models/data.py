@@ -370,9 +370,6 @@ class Synth:
         label = NONE if covered > 0.5 else CLASSES.index(code)
         canvas = _photometric(canvas, rng)
         # Now and then the detector's framing is off by twice as much (a ragged outline on a light table).
-        if rng.random() < 0.5:   # turned about the corner, as the detector's look at it can be
-            a = math.radians(rng.normal(0.0, 5.0))
-            h = h @ np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
         return extract_patch(canvas, jitter(rng, h, amount=1.0 if rng.random() < 0.7 else 1.8)), label
 
     def negative(self) -> tuple[np.ndarray, int]:
