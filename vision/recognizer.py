@@ -294,18 +294,6 @@ class Recognizer:
             for k, (i, s) in enumerate(moved):
                 if float(alt[k, :_NONE].max()) > float(own[i, :_NONE].max()):
                     hyps[i], mats[i], own[i] = s, alt_mats[k], alt[k]
-        # A learned corner read as a card, but in doubt, is read again turned about its corner: the
-        # detector's turn can be 6 degrees off, which moves the suit out of the corner box.
-        turnable = [i for i, h in enumerate(hyps) if h.learned and own[i, _NONE] < 0.5
-                    and float(own[i, :_NONE].max()) < _DECISIVE]
-        if turnable:
-            turned = [mats[i] @ t for i in turnable for t in _TURNS]
-            reads = self._read(frame, turned).reshape(len(turnable), len(_TURNS), -1)
-            for k, i in enumerate(turnable):
-                j = int(np.argmax(reads[k, :, :_NONE].max(axis=1)))
-                if float(reads[k, j, :_NONE].max()) > float(own[i, :_NONE].max()):
-                    hyps[i] = replace(hyps[i], card_to_work=hyps[i].card_to_work @ _TURNS[j])
-                    mats[i], own[i] = turned[k * len(_TURNS) + j], reads[k, j]
         # The opposite index corner of every hypothesis the first look did not rule out.
         # A hypothesis whose own corner is covered is still read at its other corner where it is
         # a card for sure: the other way round proposed too (twin), or an edge measured corner to corner.
@@ -718,11 +706,6 @@ class Recognizer:
         order = np.argsort(-c.probs)
         alternatives = tuple((_CODES[j], round(float(c.probs[j]), 4)) for j in order[1:4] if c.probs[j] > 0.01)
         return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
-
-
-_TURNS = tuple(np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
-               for a in np.radians((-8.0, -4.0, 4.0, 8.0)))
-"""Turns about a card's corner (card units) at which a learned corner read in doubt is read again."""
 
 
 def _verdict(read: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, int] | None:
