@@ -55,20 +55,15 @@ FOLDER ?= companion/examples/photos
 eval: $(STAMP)
 	$(BIN)/companion eval $(FOLDER)
 
-# Trains the card models: faces, then corners (four chained runs, each from the last one's weights), then
+# Trains the card models: faces, then corners (models/chain.py: chained runs, each from the last one's weights), then
 # the detector (CPU torch, the Debian card decks and gimp-data's photographic patterns); see models/README.md.
 # The faces go first: both readers then cut the photos at the card inside them as the shipped corner
 # reader finds it, read once and cached (models/README.md says how long each step takes).
-CORNERS_AGAIN := $(BIN)/python -m models.train --init models/cache/last-corners.pt --real-copies 3
 train: $(STAMP) /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf
 	$(BIN)/pip install -q -e '.[train,test]'
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kdegames-card-data-kf5 gnome-cards-data gimp-data >/dev/null
 	$(BIN)/python -m models.train --reader faces --epochs 10 --per-face 16 --real-copies 3 --seed 2
-	$(BIN)/python -m models.train --epochs 10 --tables 0 --rows 0 --scenes /dev/null
-	$(CORNERS_AGAIN) --epochs 8 --lr 1.5e-3 --seed 5 --tables 0 --rows 0
-	$(CORNERS_AGAIN) --epochs 6 --lr 8e-4 --seed 13 --tables 0 --rows 0
-	$(CORNERS_AGAIN) --epochs 4 --lr 3e-4 --seed 13
-	$(BIN)/python -m models.quantize
+	$(BIN)/python -m models.chain
 	$(BIN)/python -m models.detector
 	$(BIN)/python -m models.detector --init models/detector.onnx --room-light --epochs 6 --lr 5e-4
 

@@ -1,15 +1,16 @@
 """Train the corner-patch classifier and export ``models/cards.onnx``.
 
-``python -m models.train`` (``make train``): CPU only, about ten minutes
-on two quiet cores (4.5 minutes of data, then 30-40 s an epoch at the
-shipped width).  Steps, each printing its progress:
+``python -m models.train`` (``make train`` chains runs of it: ``models.chain``): CPU only,
+about eight minutes on two quiet cores (5 minutes of data, then 25-40 s an
+epoch at the shipped width).  Steps, each printing its progress:
 
 1. rasterise Debian's English-index decks into ``models/cache/faces`` (once);
 2. draw synthetic corner patches from all decks but ``HELD_OUT`` (see
    ``models/data.py``), in two worker processes;
 3. add both corners of every photo in ``card-crops/train`` (jittered, twice;
    cut at the card where the recogniser finds it inside the picture), and
-   ``none`` patches mined from the boxed clutter of ``scene-photos/train``;
+   ``none`` patches mined from the boxed clutter of ``scene-photos/train``
+   and synthetic tables, in two worker processes;
 4. train a small CNN (AdamW, one-cycle schedule, label smoothing), reporting
    the held-out decks and ``card-crops/valid`` after each epoch;
 5. export to ONNX with the input normalisation and softmax inside the graph
@@ -20,6 +21,7 @@ shipped width).  Steps, each printing its progress:
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing as mp
 import sys
 import time
@@ -62,13 +64,14 @@ def _synth_worker(args: tuple[list[str], int, int, int, bool]) -> tuple[np.ndarr
     return patches.x, patches.y
 
 
-def _in_workers(worker: Callable[[T], R], jobs: list[T]) -> list[R]:
-    """``worker`` over ``jobs``, one process each (spawned: torch and OpenCV threads do not fork well),
-    or in this process when there is one job."""
-    if len(jobs) == 1:
-        return [worker(jobs[0])]
-    with mp.get_context("spawn").Pool(len(jobs)) as pool:
-        return pool.map(worker, jobs)
+def _in_workers(worker: Callable[[T], R], jobs: list[T], *, processes: int | None = None) -> list[R]:
+    """``worker`` over ``jobs`` in ``processes`` processes (default one a job; spawned: torch and
+    OpenCV threads do not fork well), or in this process when there is one job or one process."""
+    processes = min(processes or len(jobs), len(jobs))
+    if processes <= 1:
+        return [worker(job) for job in jobs]
+    with mp.get_context("spawn").Pool(processes) as pool:
+        return pool.map(worker, jobs, chunksize=1)
 
 
 def synthetic(names: list[str], *, per_code: int, negatives: int, seed: int, workers: int,
@@ -297,33 +300,66 @@ def corner_data(args: argparse.Namespace, train_names: list[str], held_names: li
                                    if held_names else Patches.concat([])))
 
     print(f"3/5 photo corners ({time.time() - t0:.0f}s)", flush=True)
-    rng = np.random.default_rng(args.seed)
-    photos = read_labelled(args.data / "train")
-    inside = photos_inside(photos, workers=args.workers)
-    print(f"    {len(inside)} of {len(photos)} photos hold their card inside the picture, not filling it",
-          flush=True)
-    photo_tl, photo_br = real_corners(photos, rng, copies=args.real_copies, negatives=0.5, inside=inside)
+    found = _photos_and_mined(args.data, args.real_copies, args.scenes, args.tables, args.rows, tuple(train_names),
+                              seed=args.seed, workers=args.workers)
     valid_tl, valid_br = real_corners(read_labelled(args.data / "valid"), None)
-    parts = [train, photo_tl, photo_br]
-    if args.scenes.is_dir():
-        mined = scene_negatives(args.scenes, rng)
-        print(f"    {len(mined.y)} 'none' patches mined from {args.scenes}", flush=True)
-        parts.append(mined)
-    if args.tables > 0:
-        chips = table_negatives(args.tables, rng)
-        print(f"    {len(chips.y)} 'none' patches proposed on {args.tables} synthetic tables with chips", flush=True)
-        parts.append(chips)
-    if args.rows > 0:
-        rows = row_negatives([d for d in load_all(verbose=False) if d.name in train_names], args.rows, rng)
-        print(f"    {len(rows.y)} 'none' patches proposed across rows of cards on {args.rows} synthetic tables",
-              flush=True)
-        parts.append(rows)
 
     def report(net: object) -> str:
         acc = combined_accuracy(predict(net, valid_tl.x), predict(net, valid_br.x), valid_tl.y)
         return f"{acc['top_left']:.3f} (both corners {acc['both']:.3f})"
 
-    return Patches.concat(parts), held, valid_tl, report
+    return Patches.concat([train, found]), held, valid_tl, report
+
+
+def _photo_corners(items: list[tuple[Path, str]], copies: int, inside: dict[Path, np.ndarray], *,
+                   rng: np.random.Generator) -> Patches:
+    """Both corners of ``items`` as :func:`models.data.real_corners` cuts them for training, with a
+    middle-of-card ``none`` for half the photos."""
+    tl, br = real_corners(items, rng, copies=copies, negatives=0.5, inside=inside)
+    return Patches.concat([tl, br])
+
+
+def _rows_of(names: tuple[str, ...], frames: int, *, rng: np.random.Generator) -> Patches:
+    """:func:`models.data.row_negatives` with the decks named (a process loads its own faces)."""
+    return row_negatives([d for d in load_all(verbose=False) if d.name in names], frames, rng)
+
+
+def _drawn(job: tuple[Callable[..., Patches], tuple[object, ...], int]) -> tuple[np.ndarray, np.ndarray]:
+    """One share of :func:`_photos_and_mined`: ``draw(*args)`` with a generator of its own seed."""
+    draw, args, seed = job
+    patches = draw(*args, rng=np.random.default_rng(seed))
+    return patches.x, patches.y
+
+
+@functools.lru_cache(maxsize=1)
+def _photos_and_mined(data: Path, copies: int, scenes: Path, tables: int, rows: int, train_names: tuple[str, ...],
+                      *, seed: int, workers: int) -> Patches:
+    """The training photos' corners and the ``none`` patches mined on clutter, chips and rows, drawn in
+    ``workers`` processes, each share from a seed of its own.
+
+    Kept for the next call: a chain of runs (``models.chain``) often trains on the same set twice.
+    """
+    photos = read_labelled(data / "train")
+    inside = photos_inside(photos, workers=workers)
+    print(f"    {len(inside)} of {len(photos)} photos hold their card inside the picture, not filling it",
+          flush=True)
+    jobs: list[tuple[Callable[..., Patches], tuple[object, ...], int]] = []
+    said: list[str] = []
+    if rows > 0:
+        jobs.append((_rows_of, (train_names, rows), seed * 100 + 90))
+        said.append(f"proposed across rows of cards on {rows} synthetic tables")
+    if tables > 0:
+        jobs.append((table_negatives, (tables,), seed * 100 + 80))
+        said.append(f"proposed on {tables} synthetic tables with chips")
+    if scenes.is_dir():
+        jobs.append((scene_negatives, (scenes,), seed * 100 + 70))
+        said.append(f"mined from {scenes}")
+    mined = len(jobs)
+    jobs += [(_photo_corners, (photos[i::workers], copies, inside), seed * 100 + i) for i in range(workers)]
+    parts = [Patches(x, y) for x, y in _in_workers(_drawn, jobs, processes=workers)]
+    for part, where in zip(parts, said):
+        print(f"    {len(part.y)} 'none' patches {where}", flush=True)
+    return Patches.concat(parts[mined:] + parts[:mined])
 
 
 def face_data(args: argparse.Namespace, train_names: list[str], held_names: list[str],

@@ -197,6 +197,23 @@ def test_a_photo_of_a_card_inside_the_picture_is_cut_at_the_card(tmp_path: Path)
     assert found_inside(read_labelled(tmp_path), Recognizer()) == {}
 
 
+def test_the_photos_corners_are_drawn_in_shares_each_from_its_own_seed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drawn in two processes, the photos' corners are the same for the same seed (a rerun draws the
+    set it drew before) and change with it; every photo gives both corners, ``copies`` times."""
+    from models import train
+
+    monkeypatch.setattr(train, "CACHE", tmp_path / "cache")
+    (tmp_path / "train").mkdir()
+    _card_photos(tmp_path / "train", "held.png,7H\nwhole.png,KS\n")
+    draw = train._photos_and_mined.__wrapped__
+    first, again, other = (draw(tmp_path, 2, tmp_path / "no-scenes", 0, 0, (), seed=s, workers=2) for s in (1, 1, 2))
+    cards = first.y != NONE
+    assert sorted(first.y[cards].tolist()) == sorted([CLASSES.index("7H"), CLASSES.index("KS")] * 4)
+    assert np.array_equal(first.x, again.x) and np.array_equal(first.y, again.y)
+    assert not np.array_equal(first.x[: len(other.x)], other.x[: len(first.x)])
+
+
 def test_face_patches_are_whole_faces_either_way_up_or_none() -> None:
     """Synthetic faces: every face of every deck at the face reader's shape, labelled with its code
     unless covered; the negatives all ``none``."""
@@ -274,29 +291,38 @@ def test_make_train_passes_only_options_the_trainers_take_and_trains_the_faces_f
     from models import detector, train
 
     runs = _make_train()
-    parsed = []
-    for module, argv in runs:
-        if module in ("models.train", "models.detector"):
-            args, rest = (train if module == "models.train" else detector).options().parse_known_args(argv)
-            assert rest == [], (module, rest)
-            parsed.append((module, args))
-    trainers = [(m, getattr(a, "reader", None)) for m, a in parsed]
-    assert trainers == [("models.train", "faces")] + [("models.train", "corners")] * 4 + [("models.detector", None)] * 2
-    corners = [a for m, a in parsed if m == "models.train" and a.reader == "corners"]
-    assert corners[0].init is None and all(str(a.init) == "models/cache/last-corners.pt" for a in corners[1:])
-    assert [m for m, _ in runs].index("models.quantize") == len(runs) - 3   # after the corners, before the detector
+    assert [m for m, _ in runs] == ["models.train", "models.chain", "models.detector", "models.detector"]
+    faces = train.options().parse_args(runs[0][1])
+    assert faces.reader == "faces"
+    assert runs[1][1] == []
+    for _, argv in runs[2:]:
+        assert detector.options().parse_known_args(argv)[1] == [], argv
 
 
-def test_the_model_cards_four_stages_are_make_trains_corner_runs() -> None:
-    """The model card's table of ``make train``'s corner stages says what the Makefile runs (stages 2
-    to 4 from the last stage's weights, as its text says)."""
-    from models import train
+def test_every_stage_of_the_chain_parses_and_trains_on_from_the_last() -> None:
+    from models import chain, train
+
+    stages = []
+    for i in range(len(chain.STAGES)):
+        args, rest = train.options().parse_known_args(chain.stage_argv(i))
+        assert rest == [], (i, rest)
+        stages.append(args)
+    assert all(a.reader == "corners" for a in stages)
+    assert stages[0].init is None and all(a.init == train.CACHE / "last-corners.pt" for a in stages[1:])
+
+
+def test_the_chain_refuses_a_stage_it_does_not_have(capsys: pytest.CaptureFixture[str]) -> None:
+    from models import chain
+
+    with pytest.raises(SystemExit) as stop:
+        chain.main(["--from-stage", str(len(chain.STAGES) + 1)])
+    assert stop.value.code == 2 and "--from-stage must be 1 to" in capsys.readouterr().err
+
+
+def test_the_model_cards_stages_are_the_chains() -> None:
+    """The model card's table of the corner reader's stages says what ``models.chain`` runs."""
+    from models import chain
 
     card = (Path(__file__).resolve().parent.parent / "models" / "MODEL_CARD.md").read_text()
-    table = card.split("| stage | options |\n", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
-    stages = [row.split("`")[1].split() for row in table]
-    init = ["--init", "models/cache/last-corners.pt"]
-    said = [train.options().parse_args(words + (init if i else [])) for i, words in enumerate(stages)]
-    runs = [train.options().parse_args(argv) for module, argv in _make_train()
-            if module == "models.train" and "faces" not in argv]
-    assert said == runs
+    table = card.split("| stage | options | its data |\n", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert [row.split("`")[1] for row in table] == list(chain.STAGES)
