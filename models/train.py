@@ -481,6 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    casts = np.random.default_rng(args.seed)  # seeded, as torch's draws are: a rerun gives the same weights
     for epoch in range(args.epochs):
         net.train()
         if frozen:
@@ -492,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(n_steps):
             idx = order[i * batch:(i + 1) * batch]
             x = x_all[idx].float()
-            if np.random.random() < 0.5:  # colour-cast jitter, cheap and per batch row
+            if casts.random() < 0.5:  # colour-cast jitter, cheap and per batch row
                 x = x * (1 + 0.1 * torch.randn(len(x), 1, 1, 3))
             y = y_all[idx]
             logits = net.logits(x)
