@@ -1,11 +1,12 @@
-"""Train the shipped corner reader: ``STAGES``, chained runs of ``models.train``, then ``models.quantize``.
+"""Train the corner reader by the shipped weights' recipe, then quantise it.
 
-``python -m models.chain`` (part of ``make train``): each stage after the
+``python -m models.chain`` (part of ``make train``) runs ``STAGES``, chained runs of
+``models.train``, then ``models.quantize``.  Each stage after the
 first starts from the weights the one before left in ``models/cache``, and
 a stage that keeps the seed of the one before reuses its synthetic set (and,
-in this process, its photos and mined patches).  About an hour on two
-cores; ``MODEL_CARD.md`` says what each stage's set holds and why the
-reader is trained in stages.
+in this process, its photos and mined patches).  48 minutes on two
+cores once the decks are rasterised; ``MODEL_CARD.md`` says what each
+stage's set holds and why the reader is trained in stages.
 """
 
 from __future__ import annotations
