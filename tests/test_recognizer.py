@@ -694,6 +694,20 @@ def test_a_card_read_surely_at_two_sizes_takes_the_size_of_the_tables_other_card
     assert [round(c.width) for c in Recognizer._suppress(others + [grown, unsure]) if CLASSES[c.code] == "4S"] == [127]
 
 
+def test_an_index_read_at_two_sizes_as_two_ranks_is_read_at_the_size_of_the_tables_other_cards() -> None:
+    """A box half as wide again as the table's cards shrinks the index it reads: a 5D at the end of a
+    row read 6D in one, and 5D at the table's size (a frame of the Tripoley demo).  One printed index
+    is one card, read at the size its deck prints it."""
+    others = [_candidate(code, 0.97, 100 + 150 * i, 400, 80) for i, code in enumerate(["2C", "3C", "4C"])]
+    grown, right = _candidate("6D", 0.96, 500, 56, 127), _candidate("5D", 0.93, 503, 57, 80)
+    kept = Recognizer._suppress(others + [grown, right])
+    assert [(CLASSES[c.code], round(c.width)) for c in kept] == [("2C", 80), ("3C", 80), ("4C", 80), ("5D", 80)]
+    # Alone, nothing says which size is the table's: the surer read stands.
+    assert [CLASSES[c.code] for c in Recognizer._suppress([grown, right])] == ["6D"]
+    # Nor does an unsure read of the table's size replace a sure one.
+    assert "6D" in [CLASSES[c.code] for c in Recognizer._suppress(others + [grown, _candidate("5D", 0.7, 503, 57, 80)])]
+
+
 def test_a_card_read_surely_within_a_grown_read_but_not_its_stand_in_is_a_card_of_its_own() -> None:
     """An ace lying on a jack: the jack read at a grown size covers the ace's centre; read again at
     the table's size it does not, and the ace, read surely, is reported (``IMG_2620.JPG``)."""

@@ -610,7 +610,9 @@ class Recognizer:
         suit is that card's print again (a read of the same code stays: a
         card wrongly taken for a repeat is still reported by its next read).
         Of two sure reads of one card, the one of the size most of the
-        frame's sure cards have is kept, however slightly surer the other is.
+        frame's sure cards have is kept, however slightly surer the other is
+        (of two codes read at one printed index too: a box grown half as
+        wide again shrinks the index it reads, a 5 into a 6).
         The grown read still rules out what lies within it, except a card
         read surely that the kept read does not cover.  And first of all, a
         box narrower than a sure card of that size, lying wholly on it, is
@@ -655,17 +657,24 @@ class Recognizer:
             return ((d < 0.25 * size and not askew and not (peek and peeks_out(i)))
                     or _copies(c, k) or (d < 2.5 * size and _one_printed_index(c, k)))
 
-        def stands_in(i: int, j: int) -> bool:
+        def stands_in(i: int, j: int, *, any_code: bool = False) -> bool:
             """Whether ``ordered[i]`` is ``ordered[j]``'s card read surely at the size the table's other
-            cards have, and ``ordered[j]`` that card grown (along a row's straight edge, say)."""
+            cards have, and ``ordered[j]`` that card grown (along a row's straight edge, say); with
+            ``any_code``, also where the two read one printed index as two codes (a box grown half as
+            wide again shrinks the index it reads: a 5D's read 6D)."""
             c, k = ordered[i], ordered[j]
-            return (c.code == k.code and c.confidence >= _DISTINCT and typical is not None
-                    and abs(c.width - typical) < _TABLE_SIZE * typical < 0.6 * abs(k.width - typical))
+            return ((c.code == k.code or (any_code and _one_printed_index(c, k))) and c.confidence >= _DISTINCT
+                    and typical is not None and abs(c.width - typical) < _TABLE_SIZE * typical < 0.6 * abs(k.width - typical))
+
+        def stand_in_of(j: int) -> int | None:
+            """The surest read standing in for ``ordered[j]``: of its own code if any, else of the index it read."""
+            later = range(j + 1, len(ordered))
+            return next((i for i in later if stands_in(i, j) and repeats(i, j)),
+                        next((i for i in later if stands_in(i, j, any_code=True) and repeats(i, j)), None))
 
         # Each grown read's stand-in, found first: a grown read surer than its stand-in is looked at
         # first, and what it covers beyond the stand-in must not wait on the stand-in to be seen.
-        stand_in = [next((i for i in range(j + 1, len(ordered)) if stands_in(i, j) and repeats(i, j)), None)
-                    for j in range(len(ordered))] if typical is not None else [None] * len(ordered)
+        stand_in = [stand_in_of(j) for j in range(len(ordered))] if typical is not None else [None] * len(ordered)
         # Every candidate kept suppresses the rest; ``shown[slot]`` is the one reported for its card.
         kept: list[tuple[int, int]] = []
         shown: list[_Candidate] = []
@@ -682,7 +691,7 @@ class Recognizer:
                         and not repeats(i, r)):
                     continue   # within a grown read only, not within its stand-in: a card of its own
                 duplicate = True
-                if stands_in(i, j):
+                if stands_in(i, j) or stand_in[j] == i:
                     shown[slot] = c
                     kept.append((i, slot))
                 else:
