@@ -20,7 +20,7 @@ import pytest
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, PATCH_SHAPE, FaceReader, extract_patch, rotate_180
 from vision.detection import Detection
-from vision.recognizer import Classifier, FrameError, Recognizer, _Candidate, _Looks, _NoCards, annotate
+from vision.recognizer import Classifier, FrameError, Recognizer, _a_table_beside, _Candidate, _Looks, _NoCards, annotate
 from vision.render import PlacedCard, card_face, render_scene, table_background
 
 NONE = len(CLASSES) - 1
@@ -706,6 +706,18 @@ def test_an_index_read_at_two_sizes_as_two_ranks_is_read_at_the_size_of_the_tabl
     assert [CLASSES[c.code] for c in Recognizer._suppress([grown, right])] == ["6D"]
     # Nor does an unsure read of the table's size replace a sure one.
     assert "6D" in [CLASSES[c.code] for c in Recognizer._suppress(others + [grown, _candidate("5D", 0.7, 503, 57, 80)])]
+
+
+def test_a_picture_read_as_one_card_is_a_table_where_two_cards_inside_it_are_read_more_surely() -> None:
+    """Four cards photographed close fill the picture, one index at its corner: the picture read 4S at
+    0.75 (``webcam-frames/test/test1.jpg``), its 8D and JD by their own corners at 0.98 and more.
+    A court's frame or a pip read as another card inside a card read more surely does not count."""
+    picture = _candidate("4S", 0.751, 0, 0, 600)
+    inside = [_candidate("8D", 0.981, 320, 20, 280), _candidate("JD", 0.996, 20, 420, 280)]
+    assert _a_table_beside(picture, inside)
+    assert not _a_table_beside(picture, [_candidate("8D", 0.85, 320, 20, 280), _candidate("JD", 0.88, 20, 420, 280)])
+    sure = _candidate("4S", 0.99, 0, 0, 600)
+    assert not _a_table_beside(sure, [_candidate("AS", 0.95, 200, 300, 60), _candidate("AC", 0.93, 300, 500, 60)])
 
 
 def test_a_card_read_surely_within_a_grown_read_but_not_its_stand_in_is_a_card_of_its_own() -> None:

@@ -752,13 +752,15 @@ def _surest(reads: list[np.ndarray]) -> np.ndarray:
 
 def _a_table_beside(card: _Candidate, candidates: list[_Candidate]) -> bool:
     """Whether ``_A_TABLE`` or more cards of other codes than ``card``'s are read surely with their
-    centres off it (a card inside a close-up's picture, a court's frame or a pip, lies on it)."""
+    centres off it (a card inside a close-up's picture, a court's frame or a pip, lies on it), or
+    more surely than it anywhere (four cards photographed close fill the picture, whose corners
+    read as one of them)."""
     to_card = np.linalg.inv(card.card_to_frame)
     beside = set()
     for c in candidates:
         if c.confidence >= _DISTINCT and c.code != card.code:
             u, v, w = (to_card @ np.array([c.centre[0], c.centre[1], 1.0])).tolist()
-            if w <= 0 or not (0 <= u / w <= CARD_SIZE[0] and 0 <= v / w <= CARD_SIZE[1]):
+            if c.confidence > card.confidence or w <= 0 or not (0 <= u / w <= CARD_SIZE[0] and 0 <= v / w <= CARD_SIZE[1]):
                 beside.add(c.code)
     return len(beside) >= _A_TABLE
 
