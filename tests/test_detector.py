@@ -506,18 +506,21 @@ class _Asked(_Told):
 def test_a_card_the_geometry_reads_in_doubt_is_looked_for_closely() -> None:
     """Where the geometry's card reads under ``min_confidence`` but not hopelessly (a far card of a table
     seen at an angle, grown at the near cards' width), the detector is asked to look closely at its
-    place; a card read, read as nothing, or read as any of ten codes alike, is no such place."""
+    place; a card read, read as nothing, or read as any of ten codes alike, is no such place.  The
+    close-up's looks are taken unless the geometry read a card: beside its cards, its own close-up
+    hypotheses read a close-up's; where it read none (a photo of one card out of focus), the looks
+    may find what its blurred edges hide."""
     corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
     frame = _grey_desk_with_a_card(corner)
     centre = corner.card_to_frame() @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0])
-    for reader, asked in ((_ReadsQueenAt(0.55), True), (_ReadsQueenAt(0.1), False), (_ReadsQueenAt(0.8), False),
-                          (_ReadsAnyOf(10), False)):
+    for reader, asked, read in ((_ReadsQueenAt(0.55), True, False), (_ReadsQueenAt(0.1), False, False),
+                                (_ReadsQueenAt(0.8), False, True), (_ReadsAnyOf(10), False, False)):
         detector = _Asked()
         Recognizer(classifier=reader, detector=detector, read_again=False).detect(frame)
         there = [c for c in detector.also if math.hypot(c.x - centre[0], c.y - centre[1]) < 0.2 * corner.width]
         assert bool(there) == asked, reader
         assert all(abs(math.log(c.width / corner.width)) < math.log(1.2) for c in there)
-        assert detector.close_ups is False       # the geometry's close-up hypotheses read those cards
+        assert detector.close_ups is not read, reader
     alone = _Asked()
     Recognizer(classifier=_ReadsQueenAt(0.55), detector=alone, geometry=False, read_again=False).detect(frame)
     assert alone.close_ups is True

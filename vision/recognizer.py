@@ -230,7 +230,7 @@ class Recognizer:
                 # The geometry read no card at all: it has nothing to second (a frame out of focus, a
                 # desk as white as the cards), so the frame is read as the detector alone reads it
                 # (no corner moved onto edges), the places it doubts looked at closely all the same.
-                learned, value = self._learned(frame, looks.to_frame, doubted=doubted, close_ups=False), None
+                learned, value = self._learned(frame, looks.to_frame, doubted=doubted), None
             candidates += self._candidates(frame, learned, value, looks.to_frame)[0]
         picture = {id(c) for c in whole}   # the readings of the picture's own frame as one card
         if not any(c.confidence >= self.min_confidence for c in candidates):
@@ -514,7 +514,7 @@ class Recognizer:
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
     def _learned(self, frame: np.ndarray, to_frame: np.ndarray, *, beside: list[_Candidate] | None = None,
-                 doubted: Sequence[_Candidate] = (), close_ups: bool = True) -> list[_detect.Hypothesis]:
+                 doubted: Sequence[_Candidate] = ()) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
         top-left one.
 
@@ -524,7 +524,7 @@ class Recognizer:
         (``doubted``): the detector sees cards where the geometry's whiteness cannot (a white
         card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
         may hold them back.  Alone (no ``beside``): every one, and those of the close-up's looks
-        where ``close_ups`` and of the places of ``doubted``.  Either way, each at the table's card width too
+        and of the places of ``doubted``.  Either way, each at the table's card width too
         (:func:`~vision.detector.sized_alike`): a card beneath another shows one corner, whose look
         can size it a third off.
         """
@@ -541,7 +541,7 @@ class Recognizer:
             # Every corner handed on is read, and each variant of it (paired, at the table's width): the
             # reader's none answers for those that hold no index after all, and of alike variants the surest read wins
             # (unique would keep the first, a row's corner askew before its pair's measured copy).
-            return hypotheses(sized_alike(self.detector.find(frame, also=also, close_ups=close_ups)), doubtful=False)
+            return hypotheses(sized_alike(self.detector.find(frame, also=also)), doubtful=False)
 
         # The cards read, in working pixels: a corner at one of theirs is a card read already.
         known = [_detect.Hypothesis(back @ c.card_to_frame, c.width * sx, -1) for c in beside]
