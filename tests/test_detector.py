@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -227,8 +228,7 @@ def test_a_place_where_a_card_may_lie_is_looked_at_closer_still(monkeypatch: pyt
 def test_a_close_up_is_looked_at_by_halves_while_its_cards_stay_wide(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the first look's sure corners are ``_CLOSE`` px wide or wider at it (the median), a look at
     half its size follows, and another at half again while that look's are, down to ``_LEAST`` px;
-    each look's index corners are handed on beside the first's.  Narrower cards, or ``close_ups=False``,
-    take no such look."""
+    each look's index corners are handed on beside the first's.  Narrower cards take no such look."""
     detector = CardDetector(DEFAULT_DETECTOR)
     frame = np.zeros((504, 378, 3), np.uint8)
     looks: list[int] = []
@@ -245,9 +245,6 @@ def test_a_close_up_is_looked_at_by_halves_while_its_cards_stay_wide(monkeypatch
     assert looks == [640, 320, 160]
     # The close-up's looks hand on only the cards they are taken for: at least half _CLOSE wide there.
     assert sorted(round(c.width * 640 / 504) for c in found) == [30] + [120] * 3 + [220] * 3 + [240] * 3
-    looks.clear()
-    detector.find(frame, close_ups=False)
-    assert looks == [640]
     looks.clear()
     widths[640] = 80.0
     detector.find(frame)
@@ -272,7 +269,7 @@ def test_a_close_ups_wide_card_is_found_by_a_closer_look() -> None:
                    for x, y in card.outline()[[0, 2]])
 
     detector = CardDetector()
-    assert at_index(detector.find(frame, close_ups=False)) == 0
+    assert at_index(detector._indices(detector.look(frame, detector.size))) == 0
     assert at_index(detector.find(frame)) == 2
     assert [d.code for d in Recognizer(geometry=False).detect(frame)] == ["JH"]
 
@@ -319,7 +316,7 @@ class _Told:
         self.corners = corners
 
     def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = (), close_ups: bool = True) -> list[CardCorner]:
+             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
         return list(self.corners)
 
 
@@ -494,36 +491,48 @@ class _Asked(_Told):
     def __init__(self) -> None:
         super().__init__([])
         self.also: list[CardCorner] = []
-        self.close_ups: bool | None = None
         self.unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None
 
     def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = (), close_ups: bool = True) -> list[CardCorner]:
-        self.also, self.close_ups, self.unseen = list(also), close_ups, unseen
+             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
+        self.also, self.unseen = list(also), unseen
         return []
 
 
 def test_a_card_the_geometry_reads_in_doubt_is_looked_for_closely() -> None:
     """Where the geometry's card reads under ``min_confidence`` but not hopelessly (a far card of a table
     seen at an angle, grown at the near cards' width), the detector is asked to look closely at its
-    place; a card read, read as nothing, or read as any of ten codes alike, is no such place.  The
-    close-up's looks are taken unless the geometry read a card: beside its cards, its own close-up
-    hypotheses read a close-up's; where it read none (a photo of one card out of focus), the looks
-    may find what its blurred edges hide."""
+    place; a card read, read as nothing, or read as any of ten codes alike, is no such place."""
     corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
     frame = _grey_desk_with_a_card(corner)
     centre = corner.card_to_frame() @ np.array([CARD_SIZE[0] / 2, CARD_SIZE[1] / 2, 1.0])
-    for reader, asked, read in ((_ReadsQueenAt(0.55), True, False), (_ReadsQueenAt(0.1), False, False),
-                                (_ReadsQueenAt(0.8), False, True), (_ReadsAnyOf(10), False, False)):
+    for reader, asked in ((_ReadsQueenAt(0.55), True), (_ReadsQueenAt(0.1), False), (_ReadsQueenAt(0.8), False),
+                          (_ReadsAnyOf(10), False)):
         detector = _Asked()
         Recognizer(classifier=reader, detector=detector, read_again=False).detect(frame)
         there = [c for c in detector.also if math.hypot(c.x - centre[0], c.y - centre[1]) < 0.2 * corner.width]
         assert bool(there) == asked, reader
         assert all(abs(math.log(c.width / corner.width)) < math.log(1.2) for c in there)
-        assert detector.close_ups is not read, reader
-    alone = _Asked()
-    Recognizer(classifier=_ReadsQueenAt(0.55), detector=alone, geometry=False, read_again=False).detect(frame)
-    assert alone.close_ups is True
+
+
+@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
+@pytest.mark.parametrize("surely", [0.95, 0.1])
+def test_a_close_ups_looks_are_taken_whatever_the_geometry_reads(monkeypatch: pytest.MonkeyPatch, surely: float) -> None:
+    """Beside cards the geometry read as where it read none: a photo of a card or two out of focus
+    gives the geometry no edge to grow a close-up's card from, and the detector's half-size look
+    still finds its corners."""
+    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+    detector = CardDetector(DEFAULT_DETECTOR)
+    looked: list[int] = []
+    closer_up = detector.closer_up
+
+    def counted(*args: Any, **kwargs: Any) -> list[CardCorner]:
+        looked.append(1)
+        return closer_up(*args, **kwargs)
+
+    monkeypatch.setattr(detector, "closer_up", counted)
+    Recognizer(classifier=_ReadsQueenAt(surely), detector=detector, read_again=False).detect(_grey_desk_with_a_card(corner))
+    assert looked == [1]
 
 
 def test_beside_the_geometry_only_a_sure_corner_calls_for_a_closer_look() -> None:

@@ -294,22 +294,21 @@ class CardDetector:
         self.index = float(index)
 
     def find(self, frame_bgr: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = (), close_ups: bool = True) -> list[CardCorner]:
+             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
         """Every index corner found in ``frame_bgr``, in the frame's own pixels (:func:`paired`'s
         measured ones beside the corners they were measured from; the plain corners measure, but
-        are not handed on).
+        are not handed on), a close-up's looks (:meth:`closer_up`) included.
 
         ``unseen`` keeps those of the first look's corners that no card known
         already explains (the recogniser's geometry proposes most cards of a
         table it suits): the second look is spent only about those, and about
         ``also``, places where a card may lie (a card the geometry read in doubt).
-        ``close_ups`` adds the corners of :meth:`closer_up`'s looks.
         """
         h, w = frame_bgr.shape[:2]
         k = self.size / max(h, w)
         gain = lift(cv2.resize(frame_bgr, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_NEAREST))
         found = self.look(frame_bgr, self.size, gain=gain)
-        close = self.closer_up(frame_bgr, found, gain=gain) if close_ups else []
+        close = self.closer_up(frame_bgr, found, gain=gain)
         again = self.second_size(frame_bgr, found)
         if again is None:
             return self._indices(paired(found)) + close

@@ -102,10 +102,10 @@ class Classifier(Protocol):
 class Corners(Protocol):
     """What the recogniser needs from a corner detector (``CardDetector`` or a test double):
     ``unseen`` keeps the corners of cards not read already, where it may look more closely, as about
-    ``also``, the places of cards read in doubt; ``close_ups`` asks for a close-up's looks too."""
+    ``also``, the places of cards read in doubt."""
 
     def find(self, frame_bgr: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = (), close_ups: bool = True) -> list[CardCorner]: ...
+             also: Sequence[CardCorner] = ()) -> list[CardCorner]: ...
 
 
 class _NoCards:
@@ -523,8 +523,9 @@ class Recognizer:
         once, each read surely, the closer look taking in the places of the cards it read in doubt
         (``doubted``): the detector sees cards where the geometry's whiteness cannot (a white
         card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
-        may hold them back.  Alone (no ``beside``): every one, and those of the close-up's looks
-        and of the places of ``doubted``.  Either way, each at the table's card width too
+        may hold them back.  Alone (no ``beside``): every one, and those of the places of
+        ``doubted``.  Either way, those of a close-up's looks too (a blurred close-up gives the
+        geometry no edge), and each at the table's card width too
         (:func:`~vision.detector.sized_alike`): a card beneath another shows one corner, whose look
         can size it a third off.
         """
@@ -550,9 +551,7 @@ class Recognizer:
             sure = [c for c in corners if c.score >= _WORTH_A_LOOK]
             return [sure[h.corner] for h in _detect.new_to(hypotheses(sure, True), known, anyhow=True)]
 
-        # No close-up looks: the geometry's own close-up hypotheses read those cards (beside them, the
-        # looks find one card more of scene-photos/train and two false ones: models/MODEL_CARD.md).
-        found = sized_alike(self.detector.find(frame, unseen=unseen, also=also, close_ups=False))
+        found = sized_alike(self.detector.find(frame, unseen=unseen, also=also))
         return _detect.new_to(_detect.unique(hypotheses(found, True)), known)
 
     @staticmethod
