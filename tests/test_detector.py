@@ -128,16 +128,16 @@ def test_a_detector_that_takes_the_frame_pixel_by_pixel_is_refused(tmp_path: Pat
 
 def test_a_corner_is_measured_again_by_its_cards_next_corner() -> None:
     """Along its edge a card's width away (a top-left and its top-right), or down its other edge a
-    height away (a top-left and its bottom-left): the pair gives the turn and the width, kept beside
-    the corner's own look."""
+    height away (a top-left and its bottom-left): the pair gives the turn and the width, kept before
+    the corner's own look (of alike corners, a screen that keeps one keeps the first)."""
     height = 80 * CARD_SIZE[1] / CARD_SIZE[0]
     askew = CardCorner(100.0, 100.0, 0.4, 64.0, 0.9)              # an upright card 80 px wide, seen askew
     for partner, measured_width in ((CardCorner(180.0, 100.0, math.pi / 2, 80.0, 0.8), 80.0),
                                     (CardCorner(100.0, 100.0 + height, -math.pi / 2, 80.0, 0.8), 80.0)):
         out = paired([askew, partner])
-        assert out[0] == askew
-        assert math.isclose(out[1].angle, 0.0, abs_tol=1e-9) and math.isclose(out[1].width, measured_width)
-        assert (out[1].x, out[1].y, out[1].score) == (askew.x, askew.y, askew.score)
+        assert out[1] == askew
+        assert math.isclose(out[0].angle, 0.0, abs_tol=1e-9) and math.isclose(out[0].width, measured_width)
+        assert (out[0].x, out[0].y, out[0].score) == (askew.x, askew.y, askew.score)
 
 
 def test_a_neighbour_in_a_row_or_a_corner_out_of_reach_is_no_partner() -> None:

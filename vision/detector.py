@@ -204,12 +204,14 @@ def paired(corners: list[CardCorner]) -> list[CardCorner]:
     should be), the way to it and the distance between them give the
     corner's turn and width again: two points measured, where one corner's
     look at a small card can be a fifth too wide and half a right angle
-    askew.  Both are kept, for the reader to tell which reads.
+    askew.  Both are kept, for the reader to tell which reads, the
+    measured one first: where only one of alike corners is read (beside the
+    geometry's cards, :func:`vision._detect.unique`), the first is.
 
     >>> top_left = CardCorner(100.0, 100.0, 0.3, 66.0, 0.9)      # an upright card 80 px wide, seen askew
     >>> top_right = CardCorner(180.0, 100.0, math.pi / 2, 80.0, 0.9)
     >>> [(round(c.x), round(c.y), round(c.angle, 2), round(c.width)) for c in paired([top_left, top_right])]
-    [(100, 100, 0.3, 66), (100, 100, 0.0, 80), (180, 100, 1.57, 80)]
+    [(100, 100, 0.0, 80), (100, 100, 0.3, 66), (180, 100, 1.57, 80)]
     """
     if len(corners) < 2:
         return list(corners)
@@ -238,9 +240,9 @@ def paired(corners: list[CardCorner]) -> list[CardCorner]:
         size[better] = dist[rows, j][better] / per_width
     out = []
     for c, b, t, w in zip(corners, best.tolist(), turn.tolist(), size.tolist()):
-        out.append(c)
         if math.isfinite(b):
             out.append(c._replace(angle=math.atan2(math.sin(t), math.cos(t)), width=w))
+        out.append(c)
     return out
 
 
