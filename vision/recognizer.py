@@ -540,8 +540,8 @@ class Recognizer:
         also = [CardCorner(float(c.centre[0]), float(c.centre[1]), 0.0, c.width, c.confidence) for c in doubted]
         if beside is None:
             # Every corner handed on is read, and each variant of it (paired, at the table's width): the
-            # reader's none answers for those that hold no index after all, and of alike variants the surest read wins
-            # (unique would keep the first, a row's corner askew before its pair's measured copy).
+            # reader's none answers for those that hold no index after all, and of alike variants the surest
+            # read wins.
             return hypotheses(sized_alike(self.detector.find(frame, also=also)), doubtful=False)
 
         # The cards read, in working pixels: a corner at one of theirs is a card read already.
