@@ -578,6 +578,21 @@ def test_without_the_geometry_every_detector_corner_is_read_and_at_the_tables_wi
     assert sized_alike(row) == row and sized_alike([corner, corner]) == [corner, corner]
 
 
+@pytest.mark.parametrize("geometry", [False, True])
+def test_a_learned_corners_card_may_run_out_of_the_picture(geometry: bool) -> None:
+    """A row running out of the picture shows its cards' index corners only: a learned corner is
+    read there however little of its card lies within the picture, which the geometry's corners
+    must not (the picture's edge cuts bright clutter into false corners)."""
+    from vision.recognizer import _MIN_IN_FRAME, _in_frame
+
+    corner = CardCorner(300.0, 680.0, 0.0, 120.0, 0.9)   # its card reaches 128 px below the picture
+    blank = np.full((720, 1280, 3), 230, np.uint8)
+    assert _in_frame(corner.card_to_frame(), 1280, 720) < _MIN_IN_FRAME
+    (found,) = Recognizer(classifier=_ReadsQueen(), detector=_Told([corner]), geometry=geometry,
+                          read_again=False).detect(blank)
+    assert found.code == "QS" and np.allclose(found.outline[0], (300.0, 680.0), atol=1.0)
+
+
 def test_without_the_geometry_only_the_detectors_corners_are_read() -> None:
     """A card on a table the geometry sees well is found without it only where the detector puts a
     corner, and read as surely as the geometry's own."""

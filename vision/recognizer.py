@@ -82,8 +82,10 @@ _MAX_CORNERS = 1500
 """Corners measured against each other, at most (the shared photos' most cluttered showed 1,350;
 a frame of noise 2,600, and two seconds' work)."""
 _MIN_IN_FRAME = 0.3
-"""A card reported from its own corners must lie this much within the picture: a corner that the
-picture's edge cuts through bright stuff is most often that edge, not a card's."""
+"""A card the geometry proposed from its own corners must lie this much within the picture: a corner
+that the picture's edge cuts through bright stuff is most often that edge, not a card's.  A learned
+corner is a card's wherever its card lies (the detector learned tables cut by the picture's edge): a
+row or a fan running out of the picture shows only its index corners."""
 _BODY = np.array([[x, y, 1.0] for x in np.linspace(0, CARD_SIZE[0], 5) for y in np.linspace(0, CARD_SIZE[1], 7)]).T
 _CARD_CORNERS = np.array([[0, 0, 1], [CARD_SIZE[0], 0, 1], [CARD_SIZE[0], CARD_SIZE[1], 1], [0, CARD_SIZE[1], 1]],
                          np.float64).T
@@ -342,7 +344,7 @@ class Recognizer:
             if hyps[i].doubtful and c.confidence < (_LEARNED_SURE if hyps[i].learned else _SURE):
                 continue
             if hyps[i].corner >= 0:
-                if _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
+                if hyps[i].learned or _in_frame(c.card_to_frame, frame.shape[1], frame.shape[0]) >= _MIN_IN_FRAME:
                     candidates.append(c)
             elif (c.reads >= 2 and c.confidence >= self.min_confidence) or c.confidence >= _SURE:
                 whole.append(c)
