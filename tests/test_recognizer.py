@@ -95,10 +95,12 @@ def test_single_card_any_rotation_and_scale(recognizer: Recognizer, angle: int, 
 
 
 @pytest.mark.parametrize("style", ["light_wood", "dark_wood", "felt", "blue_felt"])
-def test_light_and_dark_tables(recognizer: Recognizer, style: str) -> None:
+def test_light_and_dark_tables(style: str) -> None:
+    """The Joker among them, which one corner's read does not make (its face seconds it)."""
     cards = [PlacedCard("AS", (300, 300), 10, 90), PlacedCard("KH", (700, 350), -25, 90),
              PlacedCard("JK", (1000, 500), 95, 90)]
     frame, _ = render_scene(cards, background=style, noise=2)
+    recognizer = Recognizer(classifier=TemplateClassifier(), faces=FaceReader(), read_again=False)
     assert codes(recognizer.detect(frame)) == ["AS", "JK", "KH"]
 
 
@@ -926,6 +928,30 @@ def test_a_joker_must_be_read_surely_however_it_was_found(monkeypatch: pytest.Mo
                                                           code: str, p: float, found: bool) -> None:
     hyp = lone_hypothesis() if hypothesis == "own corner" else _detect.frame_hypotheses(300, 420)[0]
     assert read_given(monkeypatch, _Reads(code, p), [hyp]) == ([code] if found else [])
+
+
+class _OwnCornerReads:
+    """Reads every patch of the first look (each hypothesis's own corner) as ``code`` at 0.98, and
+    'none' everywhere after (the opposite corners)."""
+
+    def __init__(self, code: str) -> None:
+        self.code, self.calls = code, 0
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        return _Reads(self.code if self.calls == 1 else "none", 0.98).classify(patches)
+
+
+@pytest.mark.parametrize("code, face, found", [("JK", None, False), ("9H", None, True), ("JK", "JK", True)])
+def test_a_joker_read_at_one_corner_alone_is_no_card(code: str, face: str | None, found: bool) -> None:
+    """Print on a box or a glittered pouch reads as the Joker at one corner, its face as nothing
+    (``scene-photos``); a Joker is reported where its face or both its corners read it, another
+    card by one corner."""
+    card = PlacedCard("9H", (320, 240), 0, 120)
+    frame, _ = render_scene([card], size=(640, 480), background="felt")
+    faces = FixedFace(face) if face is not None else None
+    rec = Recognizer(classifier=_OwnCornerReads(code), faces=faces, read_again=False)
+    assert codes(rec.detect(frame)) == ([code] if found else [])
 
 
 def test_card_quads_map_a_card_onto_a_four_sided_blob_either_way_up() -> None:

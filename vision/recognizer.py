@@ -49,8 +49,9 @@ can agree on a card that none of them named first."""
 _CODES = CLASSES[:_NONE]
 _JOKER = _CODES.index("JK")
 _JOKER_CONFIDENCE = 0.9
-"""A Joker must be read this surely: its class, learned from the fewest and most varied designs, is
-where unfamiliar print (a word on a box, a court card's frame) lands, and a pack holds one at most."""
+"""A Joker must be read this surely, and by its face or by two reads (both corners, or a corner and the
+face): its class, learned from the fewest and most varied designs, is where unfamiliar print (a word on
+a box, a court card's frame, a glittered pouch) lands at one corner, and a pack holds one at most."""
 _PARALLEL = math.cos(math.radians(8))
 _DISTINCT = 0.9
 """A candidate read this surely, at more than 8 degrees to a nearby one, is another card."""
@@ -253,7 +254,7 @@ class Recognizer:
             # taken from (a mug's rim, a book's lines and a chip's outvote them).  Every size is tried.
             more, _ = self._candidates(frame, looks.any_size(), looks.value, looks.to_frame)
             candidates += _read_alike_twice([c for c in more if c.confidence >= self.min_confidence])
-        whole = [c for c in whole if c.code != _JOKER or c.confidence >= _JOKER_CONFIDENCE]
+        whole = [c for c in whole if c.code != _JOKER or _a_joker(c)]
         if whole:
             # A card filling the picture: both frame corners read as the same card,
             # fairly surely; or read (one of them surely) and no card seen by its own corners read
@@ -272,8 +273,7 @@ class Recognizer:
                     and not _a_table_beside(best, candidates)):
                 return [self._detection(best)]
         return [self._detection(c) for c in self._by_face(frame, self._suppress(candidates))
-                if c.confidence >= (max(self.min_confidence, _JOKER_CONFIDENCE) if c.code == _JOKER
-                                    else self.min_confidence)]
+                if c.confidence >= self.min_confidence and (c.code != _JOKER or _a_joker(c))]
 
     def _candidates(self, frame: np.ndarray, hyps: list[_detect.Hypothesis], value: np.ndarray | None,
                     to_frame: np.ndarray) -> tuple[list[_Candidate], list[_Candidate]]:
@@ -716,6 +716,11 @@ class Recognizer:
         order = np.argsort(-c.probs)
         alternatives = tuple((_CODES[j], round(float(c.probs[j]), 4)) for j in order[1:4] if c.probs[j] > 0.01)
         return Detection(_CODES[c.code], round(c.confidence, 4), outline, alternatives)
+
+
+def _a_joker(c: _Candidate) -> bool:
+    """Whether a candidate read as the Joker is read as surely as a Joker must be (``_JOKER_CONFIDENCE``)."""
+    return c.confidence >= _JOKER_CONFIDENCE and (c.agreed or c.by_face)
 
 
 def _verdict(read: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, int] | None:
