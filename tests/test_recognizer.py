@@ -942,11 +942,13 @@ class _OwnCornerReads:
         return _Reads(self.code if self.calls == 1 else "none", 0.98).classify(patches)
 
 
-@pytest.mark.parametrize("code, face, found", [("JK", None, False), ("9H", None, True), ("JK", "JK", True)])
+@pytest.mark.parametrize("code, face, found", [("JK", None, False), ("9H", None, True), ("JK", "JK", True),
+                                               ("JK", "2H", False)])
 def test_a_joker_read_at_one_corner_alone_is_no_card(code: str, face: str | None, found: bool) -> None:
     """Print on a box or a glittered pouch reads as the Joker at one corner, its face as nothing
     (``scene-photos``); a Joker is reported where its face or both its corners read it, another
-    card by one corner."""
+    card by one corner.  A face that names another card seconds no Joker, though the corner's surer
+    read overrules it."""
     card = PlacedCard("9H", (320, 240), 0, 120)
     frame, _ = render_scene([card], size=(640, 480), background="felt")
     faces = FixedFace(face) if face is not None else None

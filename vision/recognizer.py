@@ -49,9 +49,10 @@ can agree on a card that none of them named first."""
 _CODES = CLASSES[:_NONE]
 _JOKER = _CODES.index("JK")
 _JOKER_CONFIDENCE = 0.9
-"""A Joker must be read this surely, and by its face or by two reads (both corners, or a corner and the
-face): its class, learned from the fewest and most varied designs, is where unfamiliar print (a word on
-a box, a court card's frame, a glittered pouch) lands at one corner, and a pack holds one at most."""
+"""A Joker must be read this surely, and by two reads (both corners, or a corner and the face) or by its
+face alone (:func:`_a_joker`): its class, learned from the fewest and most varied designs, is where
+unfamiliar print (a word on a box, a court card's frame, a glittered pouch) lands at one corner, and a
+pack holds one at most."""
 _PARALLEL = math.cos(math.radians(8))
 _DISTINCT = 0.9
 """A candidate read this surely, at more than 8 degrees to a nearby one, is another card."""
@@ -719,8 +720,10 @@ class Recognizer:
 
 
 def _a_joker(c: _Candidate) -> bool:
-    """Whether a candidate read as the Joker is read as surely as a Joker must be (``_JOKER_CONFIDENCE``)."""
-    return c.confidence >= _JOKER_CONFIDENCE and (c.agreed or c.by_face)
+    """Whether a candidate read as the Joker is read as a Joker must be (``_JOKER_CONFIDENCE``): by two
+    reads, or by its face where neither corner read anything (a face overruled by a corner is no second)."""
+    return c.confidence >= _JOKER_CONFIDENCE and (
+        c.agreed or (c.by_face and all(float(p[_NONE]) >= 0.5 for p in c.corners)))
 
 
 def _verdict(read: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, int] | None:
