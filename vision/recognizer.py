@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, TypeGuard
 
 import cv2
 import numpy as np
@@ -572,7 +572,7 @@ class Recognizer:
         surest read decides alone then too (an 8H read 8H at 0.55 and 5H at
         0.44, both with 6H next, made a 6H at 0.73).
         """
-        heard = [p for p in (own, other, face) if p is not None and p[_NONE] < 0.5]
+        heard = [p for p in (own, other, face) if _heard(p)]
         verdict = _verdict(heard)
         if (verdict is not None and verdict[2] not in {int(np.argmax(p[:_NONE])) for p in heard}
                 and any(float(p[:_NONE].max()) >= 0.5 for p in heard)):
@@ -589,7 +589,7 @@ class Recognizer:
         read_at = tuple((float(at[0, i] / at[2, i]), float(at[1, i] / at[2, i])) for i, p in enumerate((own, other))
                         if any(p is r for r in heard) and int(np.argmax(p[:_NONE])) == top)
         return _Candidate(top, float(q[top]) * seen, q * seen, card_to_frame, centre[:2] / centre[2], width,
-                          len(read), agreed, face is not None and face[_NONE] < 0.5, read_at, (own, other))
+                          len(read), agreed, _heard(face), read_at, (own, other))
 
     @staticmethod
     def _suppress(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -723,7 +723,13 @@ def _a_joker(c: _Candidate) -> bool:
     """Whether a candidate read as the Joker is read as a Joker must be (``_JOKER_CONFIDENCE``): by two
     reads, or by its face where neither corner read anything (a face overruled by a corner is no second)."""
     return c.confidence >= _JOKER_CONFIDENCE and (
-        c.agreed or (c.by_face and all(float(p[_NONE]) >= 0.5 for p in c.corners)))
+        c.agreed or (c.by_face and not any(_heard(p) for p in c.corners)))
+
+
+def _heard(read: np.ndarray | None) -> TypeGuard[np.ndarray]:
+    """Whether a corner's or a face's read names a card at all (its ``none`` under a half): only such
+    reads take part in a card's verdict."""
+    return read is not None and float(read[_NONE]) < 0.5
 
 
 def _verdict(read: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, int] | None:
