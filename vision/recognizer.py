@@ -620,8 +620,8 @@ class Recognizer:
         box narrower than a sure card of that size, lying wholly on it, is
         no card (:func:`_framed_by`).
         """
-        sure = sorted(c.width for c in candidates if c.confidence >= _DISTINCT)
-        typical = sure[len(sure) // 2] if len(sure) >= 3 else None
+        widths = sorted(c.width for c in candidates if c.confidence >= _DISTINCT)
+        typical = widths[len(widths) // 2] if len(widths) >= 3 else None
         if typical is not None:
             # A box narrower than a sure card of the table's size, lying wholly on it, is no card: one
             # deck's cards are one size, so a card over another shows beyond it (a court card's frame).
@@ -629,54 +629,57 @@ class Recognizer:
                            if k.confidence >= _DISTINCT and abs(k.width - typical) < _TABLE_SIZE * typical]
             candidates = [c for c in candidates if not any(_framed_by(c, k, to_k) for k, to_k in table_sized)]
         ordered = sorted(candidates, key=lambda c: -c.confidence)
-        centres = [c.centre.tolist() for c in ordered]
-        # Frame -> card units of each candidate, inverted at once: a sure read is checked against every card kept.
+        n = len(ordered)
+        # Every pair measured at once (a frame holds some fifty candidates, most of them one card's reads
+        # from its variants): ``[i, j]`` compares ``ordered[i]`` with ``ordered[j]``.
+        centre = np.array([c.centre for c in ordered], np.float64).reshape(n, 2)
+        width = np.array([c.width for c in ordered], np.float64)
+        code = np.array([c.code for c in ordered])
+        sure = np.array([c.confidence >= _DISTINCT for c in ordered], bool)
+        apart = np.hypot(centre[:, None, 0] - centre[None, :, 0], centre[:, None, 1] - centre[None, :, 1])
+        size = np.maximum(width[:, None], width[None, :])
+        axis = np.array([c.card_to_frame[:2, 0] for c in ordered], np.float64).reshape(n, 2)
+        axis /= np.hypot(axis[:, 0], axis[:, 1])[:, None] + 1e-12
+        same = code[:, None] == code[None, :]
+        printed = _index_gaps(ordered) < _SAME_INDEX * size              # one printed index read by both
+        # A sure read at its own corner, at an angle to the other, is a card of its own however near.
+        askew = (np.abs(axis @ axis.T) < _PARALLEL) & np.array([s and _read_at_its_corner(c)
+                                                                 for s, c in zip(sure, ordered)], bool)[:, None]
+        close = (apart < 0.25 * size) & ~askew
+        alike = (same & (apart < size)) | ((apart < 2.5 * size) & printed)   # :func:`_copies`, or one index
+        # ``[i, j]``: ``ordered[i]`` is the card ``ordered[j]`` is (in the loop below, where the centres'
+        # nearness is all there is, unless :func:`peeks_out` says ``ordered[i]`` is a card of its own).
+        repeats = close | alike
+        # ``[i, j]``: ``ordered[i]`` is ``ordered[j]``'s card read surely at the size the table's other
+        # cards have, and ``ordered[j]`` that card grown (along a row's straight edge, say).
+        if typical is None:
+            stands_in = one_index = np.zeros((n, n), bool)
+        else:
+            grown = (sure & (np.abs(width - typical) < _TABLE_SIZE * typical))[:, None] \
+                & (_TABLE_SIZE * typical < 0.6 * np.abs(width - typical))[None, :]
+            stands_in = grown & same
+            one_index = grown & (same | printed)   # a box grown half as wide again shrinks the index it reads
         to_card = np.linalg.inv(np.stack([c.card_to_frame for c in ordered])) if ordered else np.zeros((0, 3, 3))
-        axes = []
-        for c in ordered:
-            ux, uy = c.card_to_frame[:2, 0].tolist()
-            norm = math.hypot(ux, uy) + 1e-12
-            axes.append((ux / norm, uy / norm))
-
         uncovered: dict[int, bool] = {}
 
         def peeks_out(i: int) -> bool:
             """Whether ``ordered[i]``, read surely, has its index on no card kept so far: the one corner
             another card leaves showing (worked out once, and only where a centre lies near a kept one)."""
             if i not in uncovered:
-                c = ordered[i]
-                uncovered[i] = c.confidence >= _DISTINCT and all(_peeks_out(c, to_card[j]) for j, _ in kept)
+                uncovered[i] = bool(sure[i]) and all(_peeks_out(ordered[i], to_card[j]) for j, _ in kept)
             return uncovered[i]
-
-        def repeats(i: int, j: int, peek: bool = False) -> bool:
-            """Whether ``ordered[i]`` is the card ``ordered[j]`` is (``peek``: unless its centre's nearness
-            is all there is and :func:`peeks_out` says it is a card of its own)."""
-            c, k = ordered[i], ordered[j]
-            d = math.hypot(centres[i][0] - centres[j][0], centres[i][1] - centres[j][1])
-            size = max(c.width, k.width)
-            askew = (abs(axes[i][0] * axes[j][0] + axes[i][1] * axes[j][1]) < _PARALLEL and c.confidence >= _DISTINCT
-                     and _read_at_its_corner(c))
-            return ((d < 0.25 * size and not askew and not (peek and peeks_out(i)))
-                    or _copies(c, k) or (d < 2.5 * size and _one_printed_index(c, k)))
-
-        def stands_in(i: int, j: int, *, any_code: bool = False) -> bool:
-            """Whether ``ordered[i]`` is ``ordered[j]``'s card read surely at the size the table's other
-            cards have, and ``ordered[j]`` that card grown (along a row's straight edge, say); with
-            ``any_code``, also where the two read one printed index as two codes (a box grown half as
-            wide again shrinks the index it reads: a 5D's read 6D)."""
-            c, k = ordered[i], ordered[j]
-            return ((c.code == k.code or (any_code and _one_printed_index(c, k))) and c.confidence >= _DISTINCT
-                    and typical is not None and abs(c.width - typical) < _TABLE_SIZE * typical < 0.6 * abs(k.width - typical))
 
         def stand_in_of(j: int) -> int | None:
             """The surest read standing in for ``ordered[j]``: of its own code if any, else of the index it read."""
-            later = range(j + 1, len(ordered))
-            return next((i for i in later if stands_in(i, j) and repeats(i, j)),
-                        next((i for i in later if stands_in(i, j, any_code=True) and repeats(i, j)), None))
+            for held in (stands_in, one_index):
+                later = np.flatnonzero(held[j + 1:, j] & repeats[j + 1:, j])
+                if len(later):
+                    return j + 1 + int(later[0])
+            return None
 
         # Each grown read's stand-in, found first: a grown read surer than its stand-in is looked at
         # first, and what it covers beyond the stand-in must not wait on the stand-in to be seen.
-        stand_in = [stand_in_of(j) for j in range(len(ordered))] if typical is not None else [None] * len(ordered)
+        stand_in = [stand_in_of(j) for j in range(n)]
         # Every candidate kept suppresses the rest; ``shown[slot]`` is the one reported for its card.
         kept: list[tuple[int, int]] = []
         shown: list[_Candidate] = []
@@ -686,20 +689,19 @@ class Recognizer:
         for i, c in enumerate(ordered):
             duplicate = False
             for j, slot in kept:
-                if not repeats(i, j, peek=True):
+                if not (alike[i, j] or (close[i, j] and not peeks_out(i))):
                     continue
                 r = stand_in[j]
-                if (r is not None and r != i and c.code != ordered[j].code and c.confidence >= _DISTINCT
-                        and not repeats(i, r)):
+                if r is not None and r != i and not same[i, j] and sure[i] and not repeats[i, r]:
                     continue   # within a grown read only, not within its stand-in: a card of its own
                 duplicate = True
-                if stands_in(i, j) or stand_in[j] == i:
+                if stands_in[i, j] or r == i:
                     shown[slot] = c
                     kept.append((i, slot))
                 else:
                     repeated.append(i)
                 break
-            if duplicate or any(c.code != ordered[m].code and _one_printed_index(c, ordered[m]) for m in repeated):
+            if duplicate or any(printed[i, m] and not same[i, m] for m in repeated):
                 continue
             kept.append((i, len(shown)))
             shown.append(c)
@@ -792,6 +794,18 @@ def _read_alike_twice(candidates: list[_Candidate]) -> list[_Candidate]:
     """
     return [c for c in candidates if c.agreed or any(other is not c and other.code == c.code
                                                      and _one_printed_index(c, other) for other in candidates)]
+
+
+def _index_gaps(cards: list[_Candidate]) -> np.ndarray:
+    """``[i, j]``: the least distance between an index corner that reads ``cards[i]`` and one that reads
+    ``cards[j]`` (infinite where either has none), as :func:`_one_printed_index` measures it pair by pair."""
+    owner = np.array([k for k, c in enumerate(cards) for _ in c.read_at], np.intp)
+    at = np.array([p for c in cards for p in c.read_at], np.float64).reshape(-1, 2)
+    gaps = np.full((len(cards), len(cards)), np.inf)
+    if len(at):
+        np.minimum.at(gaps, (owner[:, None], owner[None, :]),
+                      np.hypot(at[:, None, 0] - at[None, :, 0], at[:, None, 1] - at[None, :, 1]))
+    return gaps
 
 
 def _one_printed_index(a: _Candidate, b: _Candidate) -> bool:
