@@ -15,8 +15,9 @@ the card's width, and whether it is one of the two that hold an index (the
 top-left and bottom-right), so that the corner reader is asked only about
 those.
 A corner whose ``CORNER_BOX`` is less than ``SEEN`` visible is no target; one
-between ``HIDDEN`` and ``SEEN``, or a face-down card's, is neither target nor
-background (no detector can be asked to say either way).
+between ``HIDDEN`` and ``SEEN`` is neither target nor background (no detector
+can be asked to say either way), nor is a face-down card's: at a corner a back
+cut by its white margin looks as a face does (``MODEL_CARD.md``).
 
 >>> from models.decks import Deck
 >>> face = np.full((350, 250, 4), 255, np.uint8)
