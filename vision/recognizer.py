@@ -641,7 +641,7 @@ class Recognizer:
         axis = np.array([c.card_to_frame[:2, 0] for c in ordered], np.float64).reshape(n, 2)
         axis /= np.hypot(axis[:, 0], axis[:, 1])[:, None] + 1e-12
         same = code[:, None] == code[None, :]
-        printed = _index_gaps(ordered) < _SAME_INDEX * size              # one printed index read by both
+        printed = _one_printed_index(ordered)
         # A sure read at its own corner, at an angle to the other, is a card of its own however near.
         askew = (np.abs(axis @ axis.T) < _PARALLEL) & np.array([s and _read_at_its_corner(c)
                                                                  for s, c in zip(sure, ordered)], bool)[:, None]
@@ -792,26 +792,22 @@ def _read_alike_twice(candidates: list[_Candidate]) -> list[_Candidate]:
     a face's detail that passes for one in one box rarely does in the next,
     nor at the card's far corner.
     """
-    return [c for c in candidates if c.agreed or any(other is not c and other.code == c.code
-                                                     and _one_printed_index(c, other) for other in candidates)]
+    printed = _one_printed_index(candidates)
+    return [c for i, c in enumerate(candidates)
+            if c.agreed or any(j != i and other.code == c.code and printed[i, j] for j, other in enumerate(candidates))]
 
 
-def _index_gaps(cards: list[_Candidate]) -> np.ndarray:
-    """``[i, j]``: the least distance between an index corner that reads ``cards[i]`` and one that reads
-    ``cards[j]`` (infinite where either has none), as :func:`_one_printed_index` measures it pair by pair."""
+def _one_printed_index(cards: list[_Candidate]) -> np.ndarray:
+    """``[i, j]``: whether ``cards[i]`` and ``cards[j]`` read an index corner at the same place (within
+    ``_SAME_INDEX`` of the wider card), every pair at once."""
     owner = np.array([k for k, c in enumerate(cards) for _ in c.read_at], np.intp)
     at = np.array([p for c in cards for p in c.read_at], np.float64).reshape(-1, 2)
-    gaps = np.full((len(cards), len(cards)), np.inf)
+    gaps = np.full((len(cards), len(cards)), np.inf)   # the least distance between their index corners
     if len(at):
         np.minimum.at(gaps, (owner[:, None], owner[None, :]),
                       np.hypot(at[:, None, 0] - at[None, :, 0], at[:, None, 1] - at[None, :, 1]))
-    return gaps
-
-
-def _one_printed_index(a: _Candidate, b: _Candidate) -> bool:
-    """Whether the two read an index corner at the same place (within ``_SAME_INDEX`` of the wider card)."""
-    reach = _SAME_INDEX * max(a.width, b.width)
-    return any(math.hypot(ax - bx, ay - by) < reach for ax, ay in a.read_at for bx, by in b.read_at)
+    width = np.array([c.width for c in cards], np.float64)
+    return gaps < _SAME_INDEX * np.maximum(width[:, None], width[None, :])
 
 
 def _peeks_out(a: _Candidate, frame_to_b: np.ndarray) -> bool:
