@@ -35,7 +35,7 @@ def _f1(result: dict) -> float:
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
-def _choosable(source: str) -> bool:
+def choosable(source: str) -> bool:
     """A folder a threshold may be chosen on: anything but a test split."""
     return not source.endswith("/test")
 
@@ -55,7 +55,7 @@ def leave_one_out(figures: dict[str, dict[str, dict]], thresholds: list[str]) ->
     """
     out = {}
     for source in figures:
-        others = [s for s in figures if s != source and _choosable(s)]
+        others = [s for s in figures if s != source and choosable(s)]
         best = max(thresholds, key=lambda t: sum(_f1(figures[s][t]) for s in others))
         out[source] = {"threshold": best, **figures[source][best]}
     return out

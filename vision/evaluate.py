@@ -215,6 +215,11 @@ def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dic
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", type=Path, help="a labelled image folder (docs/labels.md)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    add_recognizer_arguments(parser)
+
+
+def add_recognizer_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options :func:`make_recognizer` reads: which models, and which of them find the cards."""
     parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards-int8.onnx)")
     faces = parser.add_mutually_exclusive_group()
     faces.add_argument("--faces", type=Path, default=None,

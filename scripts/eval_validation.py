@@ -1,0 +1,101 @@
+"""Cards found and false over the validation folders, as taken and changed: the figure a change is chosen by.
+
+    python scripts/eval_validation.py [--data ../shared/data] [--workers 2] [--json]
+                                      [companion eval's recogniser options, such as --no-geometry]
+
+Every validation folder of ``scripts/eval_sources.py``'s sources (never a
+``test`` folder) is read as taken, and some again under
+``scripts/eval_conditions.py``'s changes (``CHANGES``): the table photos
+under every one, the webcam frames and ``scene-photos/train`` under those
+their cameras meet.  Each such job prints the cards found and the false
+ones; the last line sums them over every job, with the F1 of those sums.
+One card is about 0.0002 of that F1: a change that moves it by less than
+a few cards has not shown anything (retraining one recipe moves it by ten).
+The jobs run in ``--workers`` processes, each with its own recogniser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from eval_conditions import CONDITIONS, Changed
+from eval_sources import DATA, SOURCES, choosable
+from vision.evaluate import LabelsError, add_recognizer_arguments, evaluate, make_recognizer, read_labels
+
+AS_TAKEN = "as taken"
+CHANGES: dict[str, tuple[str, ...]] = {
+    "table-photos": tuple(c for c in CONDITIONS if c != AS_TAKEN),
+    "webcam-frames": ("oblique", "blur", "dim"),
+    "scene-photos/train": ("oblique", "blur"),
+}
+"""The changes each source is read under besides as taken: the table photos are a table's own view, so
+every change; the webcam frames and the phone photos of ``scene-photos`` those of a camera's tilt, focus
+and light; a card photo (``card-crops``) is a close-up that no table's change describes."""
+
+
+def jobs(data: Path) -> list[tuple[str, str]]:
+    """(source, change) for every validation folder present under ``data``, as taken first."""
+    present = [s for s in SOURCES if choosable(s) and (data / s / "labels.csv").is_file()]
+    return [(s, AS_TAKEN) for s in present] + [(s, c) for s in present for c in CHANGES.get(s, ())]
+
+
+def tally(result: dict) -> tuple[int, int]:
+    """(cards found, cards reported that are not there) of one :func:`vision.evaluate.evaluate` result."""
+    missing = sum(len(m["missing"]) for m in result["misses"])
+    return result["cards"] - missing, sum(len(m["extra"]) for m in result["misses"])
+
+
+def f1(found: int, false: int, cards: int) -> float:
+    """The F1 of summed counts: a card missed and a card made up weigh alike."""
+    return 2 * found / (2 * found + false + (cards - found)) if cards or false else 1.0
+
+
+def _run(job: tuple[argparse.Namespace, str, str]) -> tuple[str, str, dict]:
+    args, source, change = job
+    folder = args.data / source
+    r = evaluate(folder, Changed(make_recognizer(args), CONDITIONS[change]), read_labels(folder))
+    found, false = tally(r)
+    return source, change, {"images": r["images"], "cards": r["cards"], "found": found, "false": false,
+                            "misses": r["misses"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DATA, help="the folder holding the sources")
+    parser.add_argument("--workers", type=int, default=2, help="processes reading the jobs at once")
+    parser.add_argument("--json", action="store_true", help="print every job's figures and misses as one JSON object")
+    add_recognizer_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    todo = jobs(args.data)
+    try:
+        if not todo:
+            raise LabelsError(f"no labelled validation folder under {args.data}")
+        make_recognizer(args)   # the models and options are checked once, before any process starts
+    except (LabelsError, ValueError) as exc:   # ModelError is a ValueError too
+        print(f"eval_validation: {exc}", file=sys.stderr)
+        return 2
+    with multiprocessing.get_context("spawn").Pool(min(args.workers, len(todo))) as pool:
+        done = pool.map(_run, [(args, s, c) for s, c in todo], chunksize=1)
+    found = sum(r["found"] for _, _, r in done)
+    false = sum(r["false"] for _, _, r in done)
+    cards = sum(r["cards"] for _, _, r in done)
+    if args.json:
+        print(json.dumps({"jobs": {f"{s}|{c}": r for s, c, r in done},
+                          "found": found, "false": false, "cards": cards, "f1": round(f1(found, false, cards), 4)}))
+        return 0
+    for source, change, r in done:
+        print(f"{source:>20} {change:>10}: {r['found']:4d} of {r['cards']:4d} found, {r['false']:3d} false")
+    print(f"{'all':>20} {len(done):>4d} jobs: {found:4d} of {cards:4d} found, {false:3d} false, F1 {f1(found, false, cards):.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

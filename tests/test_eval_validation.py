@@ -1,0 +1,73 @@
+"""``scripts/eval_validation.py``: which folders and changes make the validation figure, and a run over a
+tiny data folder through the shipped models."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision.classifier import DEFAULT_MODEL
+from vision.render import PlacedCard, render_scene
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import eval_validation
+
+
+def _labelled(folder: Path, cards: dict[str, str]) -> None:
+    folder.mkdir(parents=True)
+    rows = []
+    for k, (name, code) in enumerate(cards.items()):
+        frame, _ = render_scene([PlacedCard(code, (320, 240), 10, 120)], size=(640, 480), background="felt", seed=k)
+        assert cv2.imwrite(str(folder / name), frame)
+        rows.append(f"{name},{code}\n")
+    (folder / "labels.csv").write_text("image,cards\n" + "".join(rows))
+
+
+def test_every_validation_folder_is_read_as_taken_and_the_table_photos_under_every_change(tmp_path: Path) -> None:
+    for source in ("table-photos", "webcam-frames", "card-crops/valid", "card-crops/test", "scene-photos/test"):
+        (tmp_path / source).mkdir(parents=True)
+        (tmp_path / source / "labels.csv").write_text("image,cards\n")
+    jobs = eval_validation.jobs(tmp_path)
+    assert jobs[:3] == [("table-photos", "as taken"), ("webcam-frames", "as taken"), ("card-crops/valid", "as taken")]
+    assert [c for s, c in jobs if s == "table-photos"][1:] == [c for c in eval_validation.CONDITIONS if c != "as taken"]
+    assert [c for s, c in jobs if s == "webcam-frames"][1:] == ["oblique", "blur", "dim"]
+    assert [c for s, c in jobs if s == "card-crops/valid"] == ["as taken"]
+    assert not any(s.endswith("/test") for s, _ in jobs)   # a test folder is read only after a choice
+
+
+def test_a_job_counts_the_cards_it_found_and_those_it_made_up() -> None:
+    result = {"cards": 5, "misses": [{"image": "a.png", "missing": ["QS"], "extra": ["QD", "2C"]},
+                                     {"image": "b.png", "missing": ["K?"], "extra": []}]}
+    assert eval_validation.tally(result) == (3, 2)
+    assert eval_validation.f1(3, 2, 5) == pytest.approx(2 * 0.6 * 0.6 / 1.2)
+    assert eval_validation.f1(0, 0, 0) == 1.0
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards-int8.onnx)")
+def test_a_run_sums_every_job_of_the_folders_present(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _labelled(tmp_path / "webcam-frames", {"a.png": "QS", "b.png": "7H"})
+    assert eval_validation.main(["--data", str(tmp_path), "--workers", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out["jobs"]) == ["webcam-frames|as taken", "webcam-frames|oblique", "webcam-frames|blur",
+                                 "webcam-frames|dim"]
+    taken = out["jobs"]["webcam-frames|as taken"]
+    assert (taken["images"], taken["cards"], taken["found"], taken["false"]) == (2, 2, 2, 0)
+    assert out["cards"] == 8
+    assert out["found"] == sum(j["found"] for j in out["jobs"].values())
+    assert out["false"] == sum(j["false"] for j in out["jobs"].values())
+    assert out["f1"] == round(eval_validation.f1(out["found"], out["false"], 8), 4)
+
+
+def test_nothing_to_read_or_nothing_to_find_cards_with_is_refused(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert eval_validation.main(["--data", str(tmp_path)]) == 2
+    assert "no labelled validation folder" in capsys.readouterr().err
+    _labelled(tmp_path / "table-photos", {"a.png": "QS"})
+    assert eval_validation.main(["--data", str(tmp_path), "--no-geometry", "--no-detector"]) == 2
+    assert "leave nothing to find the cards" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_validation.main(["--data", str(tmp_path), "--workers", "0"])
