@@ -12,6 +12,9 @@ ones; the last line sums them over every job, with the F1 of those sums.
 One card is about 0.0002 of that F1: a change that moves it by less than
 a few cards has not shown anything (retraining one recipe moves it by ten).
 The jobs run in ``--workers`` processes, each with its own recogniser.
+``--against`` takes an earlier run's ``--json`` output (another checkout's,
+say) and prints its figures beside each job's, then every image read
+otherwise: what a change won and lost, card by card.
 """
 
 from __future__ import annotations
@@ -56,6 +59,38 @@ def f1(found: int, false: int, cards: int) -> float:
     return 2 * found / (2 * found + false + (cards - found)) if cards or false else 1.0
 
 
+def read_otherwise(old: dict, new: dict) -> list[str]:
+    """The images of one job that two runs read differently, each as ``image: missing / extra -> missing /
+    extra`` (``-`` for none), from the jobs' ``misses``.
+
+    >>> read_otherwise({"misses": [{"image": "a.png", "missing": ["6H"], "extra": []}]},
+    ...                {"misses": [{"image": "b.png", "missing": [], "extra": ["4C"]}]})
+    ['a.png: 6H / - -> - / -', 'b.png: - / - -> - / 4C']
+    """
+    before = {m["image"]: m for m in old["misses"]}
+    after = {m["image"]: m for m in new["misses"]}
+    none: dict[str, list[str]] = {"missing": [], "extra": []}
+
+    def said(m: dict) -> str:
+        return " / ".join(" ".join(m[k]) or "-" for k in ("missing", "extra"))
+
+    return [f"{image}: {said(before.get(image, none))} -> {said(after.get(image, none))}"
+            for image in sorted(before.keys() | after.keys())
+            if said(before.get(image, none)) != said(after.get(image, none))]
+
+
+def _earlier(path: Path) -> dict:
+    """An earlier run's ``--json`` output, checked enough to compare with."""
+    try:
+        earlier = json.loads(path.read_text())
+        if not all(isinstance(j["found"], int) and isinstance(j["false"], int) and isinstance(j["misses"], list)
+                   for j in earlier["jobs"].values()):
+            raise TypeError("a job without found, false and misses")
+        return earlier
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise LabelsError(f"--against {path}: not an earlier run's --json output ({exc})") from exc
+
+
 def _run(job: tuple[argparse.Namespace, str, str]) -> tuple[str, str, dict]:
     args, source, change = job
     folder = args.data / source
@@ -70,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA, help="the folder holding the sources")
     parser.add_argument("--workers", type=int, default=2, help="processes reading the jobs at once")
     parser.add_argument("--json", action="store_true", help="print every job's figures and misses as one JSON object")
+    parser.add_argument("--against", type=Path, default=None, metavar="JSON",
+                        help="an earlier run's --json output: its figures beside each job's, and every image read otherwise")
     add_recognizer_arguments(parser)
     args = parser.parse_args(argv)
     if args.workers < 1:
@@ -79,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         if not todo:
             raise LabelsError(f"no labelled validation folder under {args.data}")
         make_recognizer(args)   # the models and options are checked once, before any process starts
+        earlier = _earlier(args.against) if args.against is not None else None
     except (LabelsError, ValueError) as exc:   # ModelError is a ValueError too
         print(f"eval_validation: {exc}", file=sys.stderr)
         return 2
@@ -91,9 +129,17 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"jobs": {f"{s}|{c}": r for s, c, r in done},
                           "found": found, "false": false, "cards": cards, "f1": round(f1(found, false, cards), 4)}))
         return 0
+    then = earlier["jobs"] if earlier is not None else {}
     for source, change, r in done:
-        print(f"{source:>20} {change:>10}: {r['found']:4d} of {r['cards']:4d} found, {r['false']:3d} false")
-    print(f"{'all':>20} {len(done):>4d} jobs: {found:4d} of {cards:4d} found, {false:3d} false, F1 {f1(found, false, cards):.4f}")
+        was = then.get(f"{source}|{change}")
+        print(f"{source:>20} {change:>10}: {r['found']:4d} of {r['cards']:4d} found, {r['false']:3d} false"
+              + (f"   (was {was['found']:4d}, {was['false']:3d})" if was else ""))
+    print(f"{'all':>20} {len(done):>4d} jobs: {found:4d} of {cards:4d} found, {false:3d} false, F1 {f1(found, false, cards):.4f}"
+          + (f"   (was {earlier['found']:4d}, {earlier['false']:3d}, F1 {earlier['f1']:.4f})" if earlier else ""))
+    for source, change, r in done:
+        if f"{source}|{change}" in then:
+            for line in read_otherwise(then[f"{source}|{change}"], r):
+                print(f"  {source} {change} {line}")
     return 0
 
 

@@ -3,6 +3,7 @@ tiny data folder through the shipped models."""
 
 from __future__ import annotations
 
+import doctest
 import json
 import sys
 from pathlib import Path
@@ -47,6 +48,17 @@ def test_a_job_counts_the_cards_it_found_and_those_it_made_up() -> None:
     assert eval_validation.f1(0, 0, 0) == 1.0
 
 
+def test_the_images_two_runs_read_otherwise_are_named_with_both_readings() -> None:
+    old = {"misses": [{"image": "a.png", "missing": ["6H"], "extra": ["JS"]},
+                      {"image": "b.png", "missing": ["K?"], "extra": []}]}
+    new = {"misses": [{"image": "a.png", "missing": ["6H"], "extra": ["JS"]},
+                      {"image": "c.png", "missing": [], "extra": ["4C", "4C"]}]}
+    assert eval_validation.read_otherwise(old, new) == ["b.png: K? / - -> - / -", "c.png: - / - -> - / 4C 4C"]
+    assert eval_validation.read_otherwise(new, new) == []
+    result = doctest.testmod(eval_validation)
+    assert result.attempted >= 1 and result.failed == 0
+
+
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no trained model (models/cards-int8.onnx)")
 def test_a_run_sums_every_job_of_the_folders_present(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _labelled(tmp_path / "webcam-frames", {"a.png": "QS", "b.png": "7H"})
@@ -61,6 +73,16 @@ def test_a_run_sums_every_job_of_the_folders_present(tmp_path: Path, capsys: pyt
     assert out["false"] == sum(j["false"] for j in out["jobs"].values())
     assert out["f1"] == round(eval_validation.f1(out["found"], out["false"], 8), 4)
 
+    # Against an earlier run that missed the 7H as taken and made up a 2C: both figures, and the image.
+    taken["misses"] = [m for m in taken["misses"] if m["image"] != "b.png"] + \
+        [{"image": "b.png", "missing": ["7H"], "extra": ["2C"]}]
+    taken["found"], taken["false"] = 1, 1
+    (tmp_path / "old.json").write_text(json.dumps(out))
+    assert eval_validation.main(["--data", str(tmp_path), "--against", str(tmp_path / "old.json")]) == 0
+    text = capsys.readouterr().out
+    assert "webcam-frames   as taken:    2 of    2 found,   0 false   (was    1,   1)" in text
+    assert "  webcam-frames as taken b.png: 7H / 2C -> - / -" in text
+
 
 def test_nothing_to_read_or_nothing_to_find_cards_with_is_refused(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,3 +93,7 @@ def test_nothing_to_read_or_nothing_to_find_cards_with_is_refused(tmp_path: Path
     assert "leave nothing to find the cards" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         eval_validation.main(["--data", str(tmp_path), "--workers", "0"])
+    (tmp_path / "old.json").write_text('{"jobs": {"table-photos|as taken": {"found": 1}}}')
+    for against in (tmp_path / "old.json", tmp_path / "absent.json"):
+        assert eval_validation.main(["--data", str(tmp_path), "--against", str(against)]) == 2
+        assert "not an earlier run's --json output" in capsys.readouterr().err
