@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import math
 import sys
 import time
@@ -39,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.decks import HELD_OUT, load_all
-from models.train import CACHE, _in_workers, folded_weights, freeze_norms, predict, save_with_metadata, show_progress
+from models.train import CACHE, _in_workers, drawn_by, folded_weights, freeze_norms, predict, save_with_metadata, show_progress
 from vision.detector import MAPS, STRIDE, WIDTH_UNIT, CardCorner, decode
 
 if TYPE_CHECKING:  # torch is training-only: imported where it is used
@@ -80,8 +79,7 @@ def _scene_worker(args: tuple[list[str], int, int]) -> tuple[np.ndarray, list[np
 def scenes(names: list[str], count: int, *, seed: int, workers: int) -> tuple[np.ndarray, list, list]:
     """``count`` scenes of the decks ``names``, kept in the cache (drawing them is the slow half) under
     a name that changes with the decks and with the code that draws them."""
-    drawn = " ".join(sorted(names)).encode() + (ROOT / "scenes.py").read_bytes() + (ROOT / "data.py").read_bytes()
-    saved = CACHE / f"corners-{seed}-{count}-{SCENE}-{hashlib.sha256(drawn).hexdigest()[:8]}.npz"
+    saved = CACHE / f"corners-{seed}-{count}-{SCENE}-{drawn_by(names, ROOT / 'scenes.py', ROOT / 'data.py')}.npz"
     if saved.exists():
         with np.load(saved, allow_pickle=True) as z:
             print(f"    reusing {saved.name}", flush=True)

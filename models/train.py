@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import multiprocessing as mp
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -274,6 +275,15 @@ def save_with_metadata(exported: Path, path: Path, meta: dict[str, str]) -> None
     exported.unlink()
 
 
+def drawn_by(names: Iterable[str], *sources: Path) -> str:
+    """Eight hex digits that change with the decks ``names`` and with the code in ``sources``: part of a
+    cached set's name, so that a set of other decks, or drawn by other code, is drawn again, not reused."""
+    digest = hashlib.sha256(" ".join(sorted(names)).encode())
+    for source in sources:
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:8]
+
+
 def _cached(saved: Path, draw: Callable[[], tuple[Patches, Patches]]) -> tuple[Patches, Patches]:
     """The (training, held-out) synthetic patches kept at ``saved``, drawn and kept there the first time.
 
@@ -293,7 +303,8 @@ def corner_data(args: argparse.Namespace, train_names: list[str], held_names: li
                 t0: float) -> tuple[Patches, Patches, Patches, Callable[[object], str]]:
     """The corner reader's training, held-out and valid patches, and its valid report (steps 2 and 3)."""
     print(f"2/5 synthetic patches ({time.time() - t0:.0f}s)", flush=True)
-    train, held = _cached(CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{len(train_names)}.npz",
+    drawn = drawn_by(train_names + held_names, ROOT / "data.py")
+    train, held = _cached(CACHE / f"synthetic-{args.per_code}-{args.negatives}-{args.seed}-{drawn}.npz",
                           lambda: (synthetic(train_names, per_code=args.per_code, negatives=args.negatives,
                                              seed=args.seed, workers=args.workers),
                                    synthetic(held_names, per_code=40, negatives=800, seed=10_000, workers=1)
@@ -369,7 +380,8 @@ def face_data(args: argparse.Namespace, train_names: list[str], held_names: list
 
     print(f"2/5 synthetic faces ({time.time() - t0:.0f}s)", flush=True)
     shape = "x".join(map(str, FACE_SHAPE))
-    train, held = _cached(CACHE / f"faces-{shape}-{args.per_face}-{args.negatives}-{args.seed}-{len(train_names)}.npz",
+    drawn = drawn_by(train_names + held_names, ROOT / "data.py")
+    train, held = _cached(CACHE / f"faces-{shape}-{args.per_face}-{args.negatives}-{args.seed}-{drawn}.npz",
                           lambda: (synthetic(train_names, per_code=args.per_face, negatives=args.negatives,
                                              seed=args.seed, workers=args.workers, faces=True),
                                    synthetic(held_names, per_code=2, negatives=300, seed=10_000, workers=1, faces=True)

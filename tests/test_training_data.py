@@ -11,7 +11,7 @@ import pytest
 
 from models.data import NONE, scene_negatives
 from models.decks import Deck
-from models.train import _channels, show_progress
+from models.train import _channels, drawn_by, show_progress
 from vision.classifier import CLASSES, CORNER_BOX, FACE_SHAPE, PATCH_SHAPE, extract_patch, rotate_180
 from vision.render import PlacedCard, render_scene
 
@@ -195,6 +195,17 @@ def test_a_photo_of_a_card_inside_the_picture_is_cut_at_the_card(tmp_path: Path)
     # Labelled as another card, the held photo is taken whole.
     (tmp_path / "labels.csv").write_text("image,cards\nheld.png,7D\n")
     assert found_inside(read_labelled(tmp_path), Recognizer()) == {}
+
+
+def test_a_cached_set_is_named_by_its_decks_and_by_the_code_that_draws_it(tmp_path: Path) -> None:
+    """A set drawn by code since changed, or of other decks, is not reused: its name differs."""
+    code = tmp_path / "draw.py"
+    code.write_text("SPREAD = 1.0\n")
+    tag = drawn_by(["plastic", "anglo"], code)
+    assert len(tag) == 8 and tag == drawn_by(["anglo", "plastic"], code)
+    assert tag != drawn_by(["anglo"], code)
+    code.write_text("SPREAD = 2.0\n")
+    assert tag != drawn_by(["plastic", "anglo"], code)
 
 
 def test_the_photos_corners_are_drawn_in_shares_each_from_its_own_seed(
