@@ -380,7 +380,7 @@ def face_data(args: argparse.Namespace, train_names: list[str], held_names: list
 
     print(f"2/5 synthetic faces ({time.time() - t0:.0f}s)", flush=True)
     shape = "x".join(map(str, FACE_SHAPE))
-    drawn = drawn_by(train_names + held_names, ROOT / "data.py")
+    drawn = drawn_by(train_names + held_names, ROOT / "faces.py", ROOT / "data.py")
     train, held = _cached(CACHE / f"faces-{shape}-{args.per_face}-{args.negatives}-{args.seed}-{drawn}.npz",
                           lambda: (synthetic(train_names, per_code=args.per_face, negatives=args.negatives,
                                              seed=args.seed, workers=args.workers, faces=True),
