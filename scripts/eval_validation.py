@@ -104,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA, help="the folder holding the sources")
     parser.add_argument("--workers", type=int, default=2, help="processes reading the jobs at once")
-    parser.add_argument("--json", action="store_true", help="print every job's figures and misses as one JSON object")
-    parser.add_argument("--against", type=Path, default=None, metavar="JSON",
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print every job's figures and misses as one JSON object")
+    shown.add_argument("--against", type=Path, default=None, metavar="JSON",
                         help="an earlier run's --json output: its figures beside each job's, and every image read otherwise")
     add_recognizer_arguments(parser)
     args = parser.parse_args(argv)

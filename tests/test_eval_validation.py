@@ -91,8 +91,9 @@ def test_nothing_to_read_or_nothing_to_find_cards_with_is_refused(tmp_path: Path
     _labelled(tmp_path / "table-photos", {"a.png": "QS"})
     assert eval_validation.main(["--data", str(tmp_path), "--no-geometry", "--no-detector"]) == 2
     assert "leave nothing to find the cards" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        eval_validation.main(["--data", str(tmp_path), "--workers", "0"])
+    for wrong in (["--workers", "0"], ["--json", "--against", str(tmp_path / "old.json")]):
+        with pytest.raises(SystemExit):
+            eval_validation.main(["--data", str(tmp_path), *wrong])
     (tmp_path / "old.json").write_text('{"jobs": {"table-photos|as taken": {"found": 1}}}')
     for against in (tmp_path / "old.json", tmp_path / "absent.json"):
         assert eval_validation.main(["--data", str(tmp_path), "--against", str(against)]) == 2
