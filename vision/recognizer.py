@@ -366,11 +366,13 @@ class Recognizer:
         """
         cards = [*self._faced(frame, [c for c in cards if c.confidence >= _DOUBTED]),
                  *(c for c in cards if c.confidence < _DOUBTED)]
-        kept: list[_Candidate] = []
-        for c in sorted(cards, key=lambda c: -c.confidence):
-            if not any(_copies(c, k) for k in kept):
-                kept.append(c)
-        return kept
+        ordered = sorted(cards, key=lambda c: -c.confidence)
+        copies = _copies(ordered)
+        kept: list[int] = []
+        for i in range(len(ordered)):
+            if not copies[i, kept].any():
+                kept.append(i)
+        return [ordered[i] for i in kept]
 
     def _faced(self, frame: np.ndarray, cards: list[_Candidate]) -> list[_Candidate]:
         """``cards``, each that lies whole in the picture and was not read by its face yet read by it
@@ -646,7 +648,7 @@ class Recognizer:
         askew = (np.abs(axis @ axis.T) < _PARALLEL) & np.array([s and _read_at_its_corner(c)
                                                                  for s, c in zip(sure, ordered)], bool)[:, None]
         close = (apart < 0.25 * size) & ~askew
-        alike = (same & (apart < size)) | ((apart < 2.5 * size) & printed)   # :func:`_copies`, or one index
+        alike = _copies(ordered) | ((apart < 2.5 * size) & printed)   # one code close by, or one index
         # ``[i, j]``: ``ordered[i]`` is the card ``ordered[j]`` is (in the loop below, where the centres'
         # nearness is all there is, unless :func:`peeks_out` says ``ordered[i]`` is a card of its own).
         repeats = close | alike
@@ -842,10 +844,15 @@ def _framed_by(a: _Candidate, b: _Candidate, frame_to_b: np.ndarray) -> bool:
     return bool(np.all((u >= 0) & (u <= CARD_SIZE[0]) & (v >= 0) & (v <= CARD_SIZE[1])))
 
 
-def _copies(a: _Candidate, b: _Candidate) -> bool:
-    """Whether ``a`` and ``b`` name one code within a card's width of each other: one card found at two
-    sizes or places (a second copy of a card so close is no single-deck game)."""
-    return a.code == b.code and math.hypot(*(a.centre - b.centre).tolist()) < max(a.width, b.width)
+def _copies(cards: list[_Candidate]) -> np.ndarray:
+    """``[i, j]``: whether ``cards[i]`` and ``cards[j]`` name one code within a card's width of each
+    other, every pair at once: one card found at two sizes or places (a second copy of a card so close
+    is no single-deck game)."""
+    centre = np.array([c.centre for c in cards], np.float64).reshape(-1, 2)
+    width = np.array([c.width for c in cards], np.float64)
+    code = np.array([c.code for c in cards])
+    apart = np.hypot(centre[:, None, 0] - centre[None, :, 0], centre[:, None, 1] - centre[None, :, 1])
+    return (code[:, None] == code[None, :]) & (apart < np.maximum(width[:, None], width[None, :]))
 
 
 def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
