@@ -578,6 +578,38 @@ def test_without_the_geometry_every_detector_corner_is_read_and_at_the_tables_wi
     assert sized_alike(row) == row and sized_alike([corner, corner]) == [corner, corner]
 
 
+class _CountsPatches(_ReadsQueenAt):
+    """:class:`_ReadsQueenAt` that counts the patches it is given."""
+
+    def __init__(self, confidence: float) -> None:
+        super().__init__(confidence)
+        self.patches = 0
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        self.patches += len(patches)
+        return super().classify(patches)
+
+
+def _patches_read(corners: list[CardCorner], confidence: float) -> int:
+    reader = _CountsPatches(confidence)
+    Recognizer(classifier=reader, detector=_Told(corners), geometry=False, read_again=False).detect(
+        np.full((720, 1280, 3), 230, np.uint8))
+    return reader.patches
+
+
+def test_a_corners_later_takes_are_read_only_where_no_card_of_the_tables_width_read_it_surely() -> None:
+    """One printed index is one card's: a second take of a corner (turned otherwise, as its pair
+    measures it) adds nothing where the first read a card of the table's width surely there, and is
+    read where the first was in doubt, or sure at another width (the table's reads a row's covered
+    card right)."""
+    row = [CardCorner(200.0 + 300 * k, 200.0, 0.0, 90.0, 0.9) for k in range(3)]
+    again = row[0]._replace(angle=0.2)
+    assert _patches_read(row + [again], 0.99) == _patches_read(row, 0.99)
+    assert _patches_read(row + [again], 0.8) > _patches_read(row, 0.8)
+    wide = CardCorner(300.0, 500.0, 0.0, 130.0, 0.9)      # read at the table's 90 px too (sized_alike)
+    assert _patches_read(row + [wide], 0.99) == _patches_read(row + [wide._replace(width=90.0)], 0.99) + 1
+
+
 @pytest.mark.parametrize("geometry", [False, True])
 def test_a_learned_corners_card_may_run_out_of_the_picture(geometry: bool) -> None:
     """A row running out of the picture shows its cards' index corners only: a learned corner is
