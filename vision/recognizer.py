@@ -291,8 +291,7 @@ class Recognizer:
         """
         first, later = _first_takes(hyps)
         candidates, whole = self._read_hypotheses(frame, first, value, to_frame)
-        places = [(p, c.width) for c in _table_sized(candidates) for p in c.read_at]
-        if places:
+        if later and (places := [(p, c.width) for c in _table_sized(candidates) for p in c.read_at]):
             at = np.array([(to_frame @ h.card_to_work[:, 2])[:2] for h in later]).reshape(-1, 2)
             read = np.array([p for p, _ in places], np.float64)
             near = np.hypot(at[:, None, 0] - read[None, :, 0], at[:, None, 1] - read[None, :, 1]) \
