@@ -48,12 +48,6 @@ def jobs(data: Path) -> list[tuple[str, str]]:
     return [(s, AS_TAKEN) for s in present] + [(s, c) for s in present for c in CHANGES.get(s, ())]
 
 
-def tally(result: dict) -> tuple[int, int]:
-    """(cards found, cards reported that are not there) of one :func:`vision.evaluate.evaluate` result."""
-    missing = sum(len(m["missing"]) for m in result["misses"])
-    return result["cards"] - missing, sum(len(m["extra"]) for m in result["misses"])
-
-
 def f1(found: int, false: int, cards: int) -> float:
     """The F1 of summed counts: a card missed and a card made up weigh alike."""
     return 2 * found / (2 * found + false + (cards - found)) if cards or false else 1.0
@@ -95,9 +89,7 @@ def _run(job: tuple[argparse.Namespace, str, str]) -> tuple[str, str, dict]:
     args, source, change = job
     folder = args.data / source
     r = evaluate(folder, Changed(make_recognizer(args), CONDITIONS[change]), read_labels(folder))
-    found, false = tally(r)
-    return source, change, {"images": r["images"], "cards": r["cards"], "found": found, "false": false,
-                            "misses": r["misses"]}
+    return source, change, {k: r[k] for k in ("images", "cards", "found", "false", "misses")}
 
 
 def main(argv: list[str] | None = None) -> int:

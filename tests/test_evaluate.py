@@ -59,9 +59,11 @@ def folder(tmp_path: Path) -> Path:
 
 def test_figures_and_problems(folder: Path) -> None:
     result = ev.evaluate(folder, FakeRecognizer())
-    assert set(result) == {"images", "cards", "precision", "recall", "exact", "ms_per_image", "misses", "errors"}
+    assert set(result) == {"images", "cards", "found", "false", "precision", "recall", "exact", "ms_per_image",
+                           "misses", "errors"}
     assert result["images"] == 4
     assert result["cards"] == 5                       # AS KH, 7? 7H, QD
+    assert (result["found"], result["false"]) == (4, 2)
     assert result["recall"] == pytest.approx(4 / 5, abs=1e-4)   # the 7H is missed
     assert result["precision"] == pytest.approx(4 / 6, abs=1e-4)  # one 7 and the 2C are extra
     assert result["exact"] == pytest.approx(2 / 4, abs=1e-4)

@@ -202,6 +202,8 @@ def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dic
     return {
         "images": n_images,
         "cards": n_cards,
+        "found": n_matched,
+        "false": n_reported - n_matched,
         "precision": round(n_matched / n_reported, 4) if n_reported else 1.0,
         "recall": round(n_matched / n_cards, 4) if n_cards else 1.0,
         "exact": round(n_exact / n_images, 4) if n_images else 0.0,

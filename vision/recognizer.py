@@ -650,8 +650,8 @@ class Recognizer:
         if typical is not None:
             # A box narrower than a sure card of the table's size, lying wholly on it, is no card: one
             # deck's cards are one size, so a card over another shows beyond it (a court card's frame).
-            candidates = [c for c, framed in zip(candidates, _framed_by(candidates, _table_sized(candidates)))
-                          if not framed]
+            sized = [c for c, t in zip(candidates, _of_the_tables_size(candidates, typical)) if t]
+            candidates = [c for c, framed in zip(candidates, _framed_by(candidates, sized)) if not framed]
         ordered = sorted(candidates, key=lambda c: -c.confidence)
         n = len(ordered)
         # Every pair measured at once (a frame holds some fifty candidates, most of them one card's reads
@@ -679,7 +679,7 @@ class Recognizer:
         if typical is None:
             stands_in = one_index = np.zeros((n, n), bool)
         else:
-            grown = (sure & (np.abs(width - typical) < _TABLE_SIZE * typical))[:, None] \
+            grown = _of_the_tables_size(ordered, typical)[:, None] \
                 & (_TABLE_SIZE * typical < 0.6 * np.abs(width - typical))[None, :]
             stands_in = grown & same
             one_index = grown & (same | printed)   # a box grown half as wide again shrinks the index it reads
@@ -877,10 +877,16 @@ def _typical_width(cards: list[_Candidate]) -> float | None:
 
 
 def _table_sized(cards: list[_Candidate]) -> list[_Candidate]:
-    """The cards read surely whose width is the table's (within ``_TABLE_SIZE`` of :func:`_typical_width`)."""
+    """The cards read surely whose width is the table's (:func:`_of_the_tables_size`)."""
     typical = _typical_width(cards)
-    return [] if typical is None else [c for c in cards if c.confidence >= _DISTINCT
-                                       and abs(c.width - typical) < _TABLE_SIZE * typical]
+    return [] if typical is None else [c for c, t in zip(cards, _of_the_tables_size(cards, typical)) if t]
+
+
+def _of_the_tables_size(cards: list[_Candidate], typical: float) -> np.ndarray:
+    """``[i]``: whether ``cards[i]`` was read surely (``_DISTINCT``) and is as wide as the table's cards
+    (within ``_TABLE_SIZE`` of ``typical``, their :func:`_typical_width`)."""
+    return np.array([c.confidence >= _DISTINCT and abs(c.width - typical) < _TABLE_SIZE * typical for c in cards],
+                    bool)
 
 
 def _framed_by(cards: list[_Candidate], frames: list[_Candidate]) -> np.ndarray:
