@@ -291,11 +291,11 @@ class Recognizer:
         """
         first, later = _first_takes(hyps)
         candidates, whole = self._read_hypotheses(frame, first, value, to_frame)
-        if later and (places := [(p, c.width) for c in _table_sized(candidates) for p in c.read_at]):
+        if later and (places := [(p, c.width) for c in _table_sized(candidates, _typical_width(candidates))
+                                 for p in c.read_at]):
             at = np.array([(to_frame @ h.card_to_work[:, 2])[:2] for h in later]).reshape(-1, 2)
             read = np.array([p for p, _ in places], np.float64)
-            near = np.hypot(at[:, None, 0] - read[None, :, 0], at[:, None, 1] - read[None, :, 1]) \
-                < _SAME_INDEX * np.array([w for _, w in places], np.float64)[None, :]
+            near = _apart(at, read) < _SAME_INDEX * np.array([w for _, w in places], np.float64)[None, :]
             later = [h for h, row in zip(later, near) if not row.any()]
         more, more_whole = self._read_hypotheses(frame, later, value, to_frame)
         return candidates + more, whole + more_whole
@@ -650,8 +650,8 @@ class Recognizer:
         if typical is not None:
             # A box narrower than a sure card of the table's size, lying wholly on it, is no card: one
             # deck's cards are one size, so a card over another shows beyond it (a court card's frame).
-            sized = [c for c, t in zip(candidates, _of_the_tables_size(candidates, typical)) if t]
-            candidates = [c for c, framed in zip(candidates, _framed_by(candidates, sized)) if not framed]
+            framed = _framed_by(candidates, _table_sized(candidates, typical))
+            candidates = [c for c, f in zip(candidates, framed) if not f]
         ordered = sorted(candidates, key=lambda c: -c.confidence)
         n = len(ordered)
         # Every pair measured at once (a frame holds some fifty candidates, most of them one card's reads
@@ -660,7 +660,7 @@ class Recognizer:
         width = np.array([c.width for c in ordered], np.float64)
         code = np.array([c.code for c in ordered])
         sure = np.array([c.confidence >= _DISTINCT for c in ordered], bool)
-        apart = np.hypot(centre[:, None, 0] - centre[None, :, 0], centre[:, None, 1] - centre[None, :, 1])
+        apart = _apart(centre, centre)
         size = np.maximum(width[:, None], width[None, :])
         axis = np.array([c.card_to_frame[:2, 0] for c in ordered], np.float64).reshape(n, 2)
         axis /= np.hypot(axis[:, 0], axis[:, 1])[:, None] + 1e-12
@@ -828,8 +828,7 @@ def _one_printed_index(cards: list[_Candidate]) -> np.ndarray:
     at = np.array([p for c in cards for p in c.read_at], np.float64).reshape(-1, 2)
     gaps = np.full((len(cards), len(cards)), np.inf)   # the least distance between their index corners
     if len(at):
-        np.minimum.at(gaps, (owner[:, None], owner[None, :]),
-                      np.hypot(at[:, None, 0] - at[None, :, 0], at[:, None, 1] - at[None, :, 1]))
+        np.minimum.at(gaps, (owner[:, None], owner[None, :]), _apart(at, at))
     width = np.array([c.width for c in cards], np.float64)
     return gaps < _SAME_INDEX * np.maximum(width[:, None], width[None, :])
 
@@ -876,9 +875,9 @@ def _typical_width(cards: list[_Candidate]) -> float | None:
     return widths[len(widths) // 2] if len(widths) >= 3 else None
 
 
-def _table_sized(cards: list[_Candidate]) -> list[_Candidate]:
-    """The cards read surely whose width is the table's (:func:`_of_the_tables_size`)."""
-    typical = _typical_width(cards)
+def _table_sized(cards: list[_Candidate], typical: float | None) -> list[_Candidate]:
+    """The cards read surely whose width is the table's, ``typical`` (:func:`_of_the_tables_size`); none
+    where the table has no width yet (:func:`_typical_width` gave None)."""
     return [] if typical is None else [c for c, t in zip(cards, _of_the_tables_size(cards, typical)) if t]
 
 
@@ -911,8 +910,13 @@ def _copies(cards: list[_Candidate]) -> np.ndarray:
     centre = np.array([c.centre for c in cards], np.float64).reshape(-1, 2)
     width = np.array([c.width for c in cards], np.float64)
     code = np.array([c.code for c in cards])
-    apart = np.hypot(centre[:, None, 0] - centre[None, :, 0], centre[:, None, 1] - centre[None, :, 1])
+    apart = _apart(centre, centre)
     return (code[:, None] == code[None, :]) & (apart < np.maximum(width[:, None], width[None, :]))
+
+
+def _apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``[i, j]``: the distance from point ``a[i]`` to point ``b[j]`` (``(n, 2)`` and ``(m, 2)`` arrays)."""
+    return np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
 
 
 def _in_frame(card_to_frame: np.ndarray, width: int, height: int) -> float:
