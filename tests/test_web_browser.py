@@ -302,6 +302,37 @@ def test_the_referee_lays_the_joker_aside_without_typing_it(browser, server, tab
     expect(page.locator("#message.error")).to_have_text("Enter one or more card codes such as QS JD.")
 
 
+def test_a_slow_answer_neither_covers_the_next_refusal_nor_clears_what_was_typed_since(browser, server, table):
+    """A tablet on a slow network: the answer to laying the Joker aside arrives after the referee has typed
+    the next show and been refused it.  The refusal stays in sight, and the cards typed stay in the box."""
+    table.submit({**GAME, "variant": "bonanza"})
+    for event in [{"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "exchange"}] + [{"type": "next"}] * 5:
+        table.submit(event)
+    page = page_of(browser)
+    sign_in(page, server.url)
+    held: list[Any] = []
+    page.route("**/api/event", lambda route: held.append(route))
+    form = page.locator('form[data-type="show"]')
+    form.locator("select").select_option("Bob")
+    form.locator('button[value="discard"]').click()
+    deadline = time.monotonic() + 5
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert held, "the discard was never posted"
+    form.locator("select").select_option("Cy")
+    form.locator('input[name="cards"]').fill("QS 1X")
+    form.locator('button[value="show"]').click()
+    refusal = "Enter one or more card codes such as QS JD."
+    expect(page.locator("#message.error")).to_have_text(refusal)
+    with page.expect_response("**/api/event"):
+        held[0].continue_()
+    expect(page.locator("#ref-log li").first).to_have_text("Bob lays the Joker aside")
+    page.wait_for_timeout(300)   # the answer's handling, which must say and clear nothing
+    expect(page.locator("#message.error")).to_have_text(refusal)
+    expect(form.locator('input[name="cards"]')).to_have_value("QS 1X")
+    assert table.view()["log"][-1]["kind"] == "discard"
+
+
 def test_the_referee_sees_why_the_camera_asks_and_dismisses_a_card_that_lies_nowhere(browser, server, table):
     table.submit(GAME)
     for event in [{"type": "deal", "dealer": "Ann"}, {"type": "widow", "action": "keep"}, {"type": "next"}]:

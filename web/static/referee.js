@@ -4,8 +4,10 @@
 const CARD_RE = /^\s*(10|[2-9TJQKA])[SHDC\u2660\u2665\u2666\u2663]\s*$|^\s*JK\s*$/i;
 let VIEW = null;
 let lastDealer; // the deal form proposes the next dealer once per change of dealer, not on every update
+let said = 0; // messages shown so far: a late answer's "done" must not cover a message said after its question
 
 function say(text, ok) {
+  said += 1;
   const box = document.getElementById("message");
   box.textContent = text;
   box.className = "message " + (ok ? "ok" : "error");
@@ -76,11 +78,14 @@ function eventFromForm(form, submitter) {
   return event;
 }
 
+// One action's answer: the view it returns is drawn; "done" is said unless a message came since it was
+// asked (a slow network's answer to the last action must not hide a refusal of the next); a refusal always is.
 async function act(work, after) {
+  const since = said;
   try {
     const view = await work();
     if (view && view.version != null) render(view);
-    say(t("done"), true);
+    if (said === since) say(t("done"), true);
     if (after) after();
   } catch (e) {
     say(e instanceof Refusal ? e.message : String(e), false);
@@ -190,8 +195,10 @@ for (const form of document.querySelectorAll("form[data-type]")) {
     } catch (err) {
       return say(err.message, false);
     }
+    // On success the cards sent are cleared, but not what was typed since (the answer can be slow).
+    const sent = [...form.querySelectorAll("input.card-input, input.cards")].map((input) => [input, input.value]);
     act(() => post("/api/event", event), () => {
-      for (const input of form.querySelectorAll("input.card-input, input.cards")) input.value = "";
+      for (const [input, value] of sent) if (input.value === value) input.value = "";
     });
   });
 }
