@@ -665,6 +665,30 @@ def test_a_lone_card_among_clutter_of_another_size_is_found(style: str, angle: f
     assert codes(Recognizer().detect(frame)) == ["9H"]
 
 
+class _ReadsAs:
+    """The template reader, but reading every ``seen`` index as ``told``, at ``share`` of its probability."""
+
+    def __init__(self, seen: str, told: str, share: float) -> None:
+        self.reader, self.seen, self.told, self.share = TemplateClassifier(), CLASSES.index(seen), CLASSES.index(told), share
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        probs = self.reader.classify(patches)
+        for row in probs:
+            if row.argmax() == self.seen:
+                row[self.told], row[NONE], row[self.seen] = self.share * row[self.seen], 1 - self.share * row[self.seen], 0.0
+        return probs
+
+
+def test_each_code_is_reported_once_where_it_is_read_surest() -> None:
+    """One pack holds each card once: a 5D misread as the QS lying elsewhere on the table is no second QS."""
+    cards = [PlacedCard("QS", (300.0, 240.0), 10.0, 100), PlacedCard("5D", (900.0, 420.0), -20.0, 100)]
+    frame, _ = render_scene(cards, background=table_background((1280, 720), style="felt", seed=3), seed=3, noise=2)
+    assert codes(Recognizer(classifier=TemplateClassifier(), read_again=False).detect(frame)) == ["5D", "QS"]
+    found = Recognizer(classifier=_ReadsAs("5D", "QS", 0.8), read_again=False).detect(frame)
+    assert codes(found) == ["QS"]
+    assert math.dist(found[0].centre, (300.0, 240.0)) < 20
+
+
 def _candidate(code: str, confidence: float, x: float, y: float, width: float) -> _Candidate:
     """A card read from its top-left index at (x, y), upright, ``width`` pixels wide."""
     s = width / CARD_SIZE[0]

@@ -273,8 +273,9 @@ class Recognizer:
             if (((best.agreed and best.confidence >= _AGREED) or all(c.confidence <= best.confidence for c in candidates))
                     and not _a_table_beside(best, candidates)):
                 return [self._detection(best)]
-        return [self._detection(c) for c in self._by_face(frame, self._suppress(candidates))
-                if c.confidence >= self.min_confidence and (c.code != _JOKER or _a_joker(c))]
+        return [self._detection(c) for c in _once_each([
+            c for c in self._by_face(frame, self._suppress(candidates))
+            if c.confidence >= self.min_confidence and (c.code != _JOKER or _a_joker(c))])]
 
     def _candidates(self, frame: np.ndarray, hyps: list[_detect.Hypothesis], value: np.ndarray | None,
                     to_frame: np.ndarray) -> tuple[list[_Candidate], list[_Candidate]]:
@@ -819,6 +820,16 @@ def _read_alike_twice(candidates: list[_Candidate]) -> list[_Candidate]:
     printed = _one_printed_index(candidates)
     return [c for i, c in enumerate(candidates)
             if c.agreed or any(j != i and other.code == c.code and printed[i, j] for j, other in enumerate(candidates))]
+
+
+def _once_each(cards: list[_Candidate]) -> list[_Candidate]:
+    """``cards`` (surest first), each code's surest only: a pack holds each card once, so a code read
+    again elsewhere in the frame is a misread (most often a box astride two cards, or one grown past
+    its card onto another's index)."""
+    kept: dict[int, _Candidate] = {}
+    for c in cards:
+        kept.setdefault(c.code, c)
+    return list(kept.values())
 
 
 def _one_printed_index(cards: list[_Candidate]) -> np.ndarray:
