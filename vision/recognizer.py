@@ -214,7 +214,8 @@ class Recognizer:
             raise ValueError("geometry=False needs a detector: nothing else would propose a card")
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
-        """The face-up cards in ``frame_bgr``, most confident first.
+        """The face-up cards in ``frame_bgr``, most confident first, each code once (one pack holds
+        each card once: of two reads of a code, the surer is the card).
 
         Each detection's outline is the whole card as estimated from what is
         visible (for a covered card it reaches under the covering one), in
