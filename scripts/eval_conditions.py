@@ -17,6 +17,11 @@ alone; ``--min-confidence``, ``--model``, ``--faces``, ``--detector``):
 * ``camera``: shrunk to 1280 pixels wide (the live frame's size);
 * ``webcam``: shrunk to 1280 and saved as JPEG at quality 40 (a cheap webcam);
 * ``blur``: out of focus (a Gaussian of 2.5 pixels);
+* ``far``: seen from higher up, or through a wider lens: shrunk to 1280
+  pixels wide, then the table in the middle three quarters of the picture,
+  the room round it out of focus (the picture itself, blurred); the table
+  photos' cards are then about 65 pixels wide, the least docs/setup.md
+  asks for;
 * ``oblique``: seen from a camera tilted away from vertical, as from a shelf
   beside the table (the far edge 0.6 as wide as the near one, the depth
   foreshortened to 0.8);
@@ -77,6 +82,15 @@ def _lamp(frame: np.ndarray) -> np.ndarray:
     return (frame * light[..., None]).astype(np.uint8)
 
 
+def _far(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    table = cv2.resize(frame, (round(w * 0.75), round(h * 0.75)), interpolation=cv2.INTER_AREA)
+    room = cv2.GaussianBlur(frame, (0, 0), max(h, w) / 40)
+    top, left = (h - table.shape[0]) // 2, (w - table.shape[1]) // 2
+    room[top:top + table.shape[0], left:left + table.shape[1]] = table
+    return room
+
+
 def _oblique(frame: np.ndarray) -> np.ndarray:
     h, w = frame.shape[:2]
     seen = np.array([[0.2 * w, 0.2 * h], [0.8 * w, 0.2 * h], [w, h], [0, h]], np.float32)
@@ -94,6 +108,7 @@ CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "camera": _camera,
     "webcam": _webcam,
     "blur": lambda f: cv2.GaussianBlur(f, (0, 0), 2.5),
+    "far": lambda f: _far(_camera(f)),
     "oblique": _oblique,
     "oblique90": lambda f: _oblique(cv2.rotate(f, cv2.ROTATE_90_CLOCKWISE)),
     "oblique180": lambda f: _oblique(cv2.rotate(f, cv2.ROTATE_180)),

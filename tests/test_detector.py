@@ -256,6 +256,28 @@ def test_a_close_up_is_looked_at_by_halves_while_its_cards_stay_wide(monkeypatch
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
+def test_a_card_the_first_look_sees_wide_keeps_its_first_look_corner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone card 220 px wide in a 960-px picture is 147 px wide at the first look, wider than
+    ``CARD_PX``; three small corners call for a second look at 960, where the network sizes it 156.  The
+    first look's corner is kept and the second's at it dropped; the small cards' corners (70 px at the
+    first look) come from the second look."""
+    detector = CardDetector(DEFAULT_DETECTOR)
+    frame = np.zeros((540, 960, 3), np.uint8)
+    small = [(600.0 + 150 * i, 450.0) for i in range(3)]
+
+    def look(part: np.ndarray, size: int, **where: object) -> list[CardCorner]:
+        if size == detector.size:
+            return ([CardCorner(370.0, 95.0, 0.14, 220.0, 1.0, 0.99)]
+                    + [CardCorner(x, y, 0.0, 105.0, 0.9, 0.9) for x, y in small])
+        return ([CardCorner(371.0, 94.0, 0.17, 156.0, 1.0, 0.99)]
+                + [CardCorner(x + 1, y, 0.0, 100.0, 0.9, 0.9) for x, y in small])
+
+    monkeypatch.setattr(detector, "look", look)
+    found = detector.find(frame)
+    assert sorted((round(c.x), round(c.width)) for c in found) == [(370, 220), (601, 100), (751, 100), (901, 100)]
+
+
+@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
 def test_a_close_ups_wide_card_is_found_by_a_closer_look() -> None:
     """A card 215 px wide in a 380x504 photo, 273 px at the first look: that look sizes it too narrow and
     its index map misses the index corners; the close-up's look at 320 finds both, and alone the

@@ -75,3 +75,17 @@ def test_the_lamp_lights_one_side_and_leaves_the_far_corner_about_half() -> None
     assert lit[144, 384].min() == 250                       # below the lamp, at (0.3, 0.2) of the frame
     assert 0.45 * 250 < lit[719, 1279].max() < 0.55 * 250  # the far corner
     assert lit[144, 384, 0] > lit[360, 640, 0] > lit[719, 1279, 0]
+
+
+def test_far_keeps_the_frame_and_shrinks_the_table_into_its_middle() -> None:
+    """A card 80 px wide in a 1280-px frame is 60 px wide seen ``far``, in the same frame's middle."""
+    frame = np.full((720, 1280, 3), 90, np.uint8)
+    frame[320:400, 600:680] = 255                       # a white square in the middle ...
+    frame[:40, :40] = 255                               # ... and one at the corner, where the room is now
+    seen = eval_conditions.CONDITIONS["far"](frame)
+    assert seen.shape == frame.shape
+    white = np.argwhere(seen[200:520, 400:880, 0] > 200) + (200, 400)
+    (y0, x0), (y1, x1) = white.min(axis=0), white.max(axis=0)
+    assert (x1 - x0 + 1, y1 - y0 + 1) == (60, 60) and abs((x0 + x1) / 2 - 639.5) <= 1
+    assert seen[:40, :40].max() < 200                   # out of focus: no card left at the picture's edge
+    assert seen[95:115, 165:185].min() > 200            # the corner's square, shrunk onto the table's corner

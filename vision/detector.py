@@ -305,6 +305,8 @@ class CardDetector:
         already explains (the recogniser's geometry proposes most cards of a
         table it suits): the second look is spent only about those, and about
         ``also``, places where a card may lie (a card the geometry read in doubt).
+        Where a card is ``CARD_PX`` wide or wider at the first look already, a
+        larger look would only size it worse: its first-look corner is kept.
         """
         h, w = frame_bgr.shape[:2]
         k = self.size / max(h, w)
@@ -319,13 +321,28 @@ class CardDetector:
         places = self.places(frame_bgr.shape, around, again)
         closer = [c for x0, y0, x1, y1 in places for c in self.look(frame_bgr[y0:y1, x0:x1], again, gain=gain,
                                                                    whole=frame_bgr.shape, at=(x0, y0))]
+        looks = [(places, again)]
         if also:
             nearer = min(max(again, min(self.max_size, max(h, w))), round(again / _FAR))
             far = self.places(frame_bgr.shape, list(also), nearer)
             closer += [c for x0, y0, x1, y1 in far for c in self.look(frame_bgr[y0:y1, x0:x1], nearer, gain=gain,
                                                                      whole=frame_bgr.shape, at=(x0, y0))]
-            places += far
-        kept = [c for c in found if not any(x0 <= c.x < x1 and y0 <= c.y < y1 for x0, y0, x1, y1 in places)]
+            looks.append((far, nearer))
+
+        def inside(c: CardCorner, parts: list[tuple[int, int, int, int]]) -> bool:
+            return any(x0 <= c.x < x1 and y0 <= c.y < y1 for x0, y0, x1, y1 in parts)
+
+        def first_sees_better(c: CardCorner, size: int) -> bool:
+            """A card ``CARD_PX`` wide or wider at the first look, looked at larger (or that narrow or narrower,
+            looked at smaller): the later look only takes it further from ``CARD_PX``."""
+            return (c.width * self.size / max(h, w) >= CARD_PX) == (size > self.size)
+
+        # The network sizes a card far wider than CARD_PX too narrow, so such a card's first-look corner
+        # stands and the later look's at it goes; the first look's width of a small card is no judge of it.
+        kept = [c for c in found if all(not inside(c, parts) or first_sees_better(c, size) for parts, size in looks)]
+        held = [c for c in kept if any(inside(c, parts) for parts, _ in looks)]
+        closer = [c for c in closer if not any(math.hypot(c.x - k.x, c.y - k.y) < _SAME * k.width
+                                               and math.cos(c.angle - k.angle) > _ALIKE for k in held)]
         return self._indices(paired(closer + kept)) + close
 
     def closer_up(self, frame_bgr: np.ndarray, found: list[CardCorner], *, gain: float = 1.0) -> list[CardCorner]:
