@@ -20,7 +20,7 @@ import pytest
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, PATCH_SHAPE, FaceReader, extract_patch, rotate_180
 from vision.detection import Detection
-from vision.recognizer import Classifier, FrameError, Recognizer, _a_table_beside, _Candidate, _Looks, _NoCards, annotate
+from vision.recognizer import Classifier, FrameError, Recognizer, _a_table_beside, _Candidate, _Looks, _NoCards, _one_size, annotate
 from vision.render import PlacedCard, card_face, render_scene, table_background
 
 NONE = len(CLASSES) - 1
@@ -702,6 +702,21 @@ def _candidate(code: str, confidence: float, x: float, y: float, width: float) -
     own[CLASSES.index(code)], own[NONE] = confidence, 1.0 - confidence
     return _Candidate(CLASSES.index(code), confidence, probs, to_frame, centre, width, 1, False, False, ((x, y),),
                       (own, unseen))
+
+
+def test_a_card_far_narrower_than_the_surest_is_a_card_only_where_read_surely() -> None:
+    """One pack is one size: beside a QS 100 px wide, a read 40 px wide at 0.7 is clutter; read at 0.9,
+    or 60 px wide (a far card of a table seen at an angle), it is a card."""
+    queen = _candidate("QS", 0.99, 100, 100, 100)
+
+    def codes_of(cards: list[_Candidate]) -> list[str]:
+        return [CLASSES[c.code] for c in _one_size(cards)]
+
+    assert codes_of([queen, _candidate("5H", 0.7, 400, 100, 40)]) == ["QS"]
+    assert codes_of([queen, _candidate("5H", 0.9, 400, 100, 40)]) == ["QS", "5H"]
+    assert codes_of([queen, _candidate("5H", 0.7, 400, 100, 60)]) == ["QS", "5H"]
+    assert codes_of([_candidate("5H", 0.7, 400, 100, 40)]) == ["5H"]
+    assert codes_of([]) == []
 
 
 def test_a_card_read_surely_at_two_sizes_takes_the_size_of_the_tables_other_cards() -> None:

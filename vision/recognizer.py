@@ -61,6 +61,9 @@ _A_TABLE = 2
 corners and outside it, lies on a table: it is not the one card of a close-up."""
 _TABLE_SIZE = 0.15
 """A card this near (a share of it) to the median width of the frame's sure cards is of the table's size."""
+_ONE_SIZE = (0.5, 0.8)
+"""A card under half as wide as the surest card of the frame, read under 0.8, is no card: one pack is one
+size, and the far cards of a table seen at an angle are 0.6 as wide as the near ones."""
 _SAME_INDEX = 0.1
 """Index corners read this close (in card widths) are one printed index: no fan spreads cards so tightly
 that a second index shows."""
@@ -215,7 +218,8 @@ class Recognizer:
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         """The face-up cards in ``frame_bgr``, most confident first, each code once (one pack holds
-        each card once: of two reads of a code, the surer is the card).
+        each card once: of two reads of a code, the surer is the card), and none far narrower than the
+        surest unless read surely (a pack's cards are one size).
 
         Each detection's outline is the whole card as estimated from what is
         visible (for a covered card it reaches under the covering one), in
@@ -274,9 +278,9 @@ class Recognizer:
             if (((best.agreed and best.confidence >= _AGREED) or all(c.confidence <= best.confidence for c in candidates))
                     and not _a_table_beside(best, candidates)):
                 return [self._detection(best)]
-        return [self._detection(c) for c in _once_each([
+        return [self._detection(c) for c in _one_size(_once_each([
             c for c in self._by_face(frame, self._suppress(candidates))
-            if c.confidence >= self.min_confidence and (c.code != _JOKER or _a_joker(c))])]
+            if c.confidence >= self.min_confidence and (c.code != _JOKER or _a_joker(c))]))]
 
     def _candidates(self, frame: np.ndarray, hyps: list[_detect.Hypothesis], value: np.ndarray | None,
                     to_frame: np.ndarray) -> tuple[list[_Candidate], list[_Candidate]]:
@@ -831,6 +835,13 @@ def _once_each(cards: list[_Candidate]) -> list[_Candidate]:
     for c in cards:
         kept.setdefault(c.code, c)
     return list(kept.values())
+
+
+def _one_size(cards: list[_Candidate]) -> list[_Candidate]:
+    """``cards`` (surest first) less those far narrower than the surest and read in doubt (``_ONE_SIZE``):
+    a pack's cards are one size, so such a read is of clutter or of a box grown on a card's print."""
+    least, sure = _ONE_SIZE[0] * cards[0].width if cards else 0.0, _ONE_SIZE[1]
+    return [c for c in cards if c.width >= least or c.confidence >= sure]
 
 
 def _one_printed_index(cards: list[_Candidate]) -> np.ndarray:
