@@ -390,19 +390,13 @@ class Recognizer:
         at 0.96 or more.  So every card not read by its face yet, and read
         at least in doubt, has its face read as a third opinion, which
         counts where it is sure, as for a card seen whole (the face reader's
-        ``none`` covers a face half under another card).  A read moved onto
-        the code of a surer card beside it was a box astride that card, and
-        is dropped (one card found at two places, as :meth:`_suppress` says).
+        ``none`` covers a face half under another card).  Surest first: a
+        read moved onto the code of a surer card is then dropped as a second
+        read of that code (:func:`_once_each`).
         """
         cards = [*self._faced(frame, [c for c in cards if c.confidence >= _DOUBTED]),
                  *(c for c in cards if c.confidence < _DOUBTED)]
-        ordered = sorted(cards, key=lambda c: -c.confidence)
-        copies = _copies(ordered)
-        kept: list[int] = []
-        for i in range(len(ordered)):
-            if not copies[i, kept].any():
-                kept.append(i)
-        return [ordered[i] for i in kept]
+        return sorted(cards, key=lambda c: -c.confidence)
 
     def _faced(self, frame: np.ndarray, cards: list[_Candidate]) -> list[_Candidate]:
         """``cards``, each that lies whole in the picture and was not read by its face yet read by it
