@@ -834,8 +834,10 @@ def _once_each(cards: list[_Candidate]) -> list[_Candidate]:
 def _one_size(cards: list[_Candidate]) -> list[_Candidate]:
     """``cards`` (surest first) less those far narrower than the surest and read in doubt (``_ONE_SIZE``):
     a pack's cards are one size, so such a read is of clutter or of a box grown on a card's print."""
-    least, sure = _ONE_SIZE[0] * cards[0].width if cards else 0.0, _ONE_SIZE[1]
-    return [c for c in cards if c.width >= least or c.confidence >= sure]
+    if not cards:
+        return cards
+    share, sure = _ONE_SIZE
+    return [c for c in cards if c.width >= share * cards[0].width or c.confidence >= sure]
 
 
 def _one_printed_index(cards: list[_Candidate]) -> np.ndarray:
