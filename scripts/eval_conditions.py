@@ -17,6 +17,9 @@ alone; ``--min-confidence``, ``--model``, ``--faces``, ``--detector``):
 * ``camera``: shrunk to 1280 pixels wide (the live frame's size);
 * ``webcam``: shrunk to 1280 and saved as JPEG at quality 40 (a cheap webcam);
 * ``blur``: out of focus (a Gaussian of 2.5 pixels);
+* ``night``: an evening room and a webcam at its highest gain: shrunk to 1280
+  pixels wide, 30% of the light, the sensor's noise (6 of 255 levels) and
+  JPEG at quality 70;
 * ``far``: seen from higher up, or through a wider lens: shrunk to 1280
   pixels wide, then the table in the middle three quarters of the picture,
   the room round it out of focus (the picture itself, blurred); the table
@@ -82,6 +85,14 @@ def _lamp(frame: np.ndarray) -> np.ndarray:
     return (frame * light[..., None]).astype(np.uint8)
 
 
+def _night(frame: np.ndarray) -> np.ndarray:
+    noise = np.random.default_rng(0).normal(0.0, 6.0, frame.shape)
+    _, data = cv2.imencode(".jpg", np.clip(frame * 0.3 + noise, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 70])
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    assert image is not None  # a JPEG just encoded decodes
+    return image
+
+
 def _far(frame: np.ndarray) -> np.ndarray:
     h, w = frame.shape[:2]
     table = cv2.resize(frame, (round(w * 0.75), round(h * 0.75)), interpolation=cv2.INTER_AREA)
@@ -108,6 +119,7 @@ CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "camera": _camera,
     "webcam": _webcam,
     "blur": lambda f: cv2.GaussianBlur(f, (0, 0), 2.5),
+    "night": lambda f: _night(_camera(f)),
     "far": lambda f: _far(_camera(f)),
     "oblique": _oblique,
     "oblique90": lambda f: _oblique(cv2.rotate(f, cv2.ROTATE_90_CLOCKWISE)),

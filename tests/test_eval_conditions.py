@@ -89,3 +89,13 @@ def test_far_keeps_the_frame_and_shrinks_the_table_into_its_middle() -> None:
     assert (x1 - x0 + 1, y1 - y0 + 1) == (60, 60) and abs((x0 + x1) / 2 - 639.5) <= 1
     assert seen[:40, :40].max() < 200                   # out of focus: no card left at the picture's edge
     assert seen[95:115, 165:185].min() > 200            # the corner's square, shrunk onto the table's corner
+
+
+def test_night_is_dark_grainy_and_the_same_each_time() -> None:
+    """A white card at 30 % of the light, grainy, at the live frame's size; the same grain every run, so
+    that two recognisers are compared on the same pictures."""
+    frame = np.full((2000, 3000, 3), 240, np.uint8)
+    seen = eval_conditions.CONDITIONS["night"](frame)
+    assert seen.shape == (853, 1280, 3)
+    assert 66 < seen.mean() < 78 and 1.5 < seen.std() < 6        # the JPEG keeps some of the grain
+    assert np.array_equal(seen, eval_conditions.CONDITIONS["night"](frame))
