@@ -331,6 +331,28 @@ def test_a_dim_frames_cards_are_found_as_a_lit_ones() -> None:
     assert min(math.hypot(c.x - x, c.y - y) for c in found) < 0.1 * card.width_px
 
 
+def test_a_dim_frames_grain_is_smoothed_before_the_looks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lifted to white, a dim frame's grain is lifted with its light (a webcam at night): its looks see it
+    smoothed by as much; a frame lit well is looked at as it is."""
+    detector = CardDetector()
+    seen: list[np.ndarray] = []
+
+    def look(part: np.ndarray, size: int, **where: object) -> list[CardCorner]:
+        seen.append(part)
+        return []
+
+    monkeypatch.setattr(detector, "look", look)
+    lit = np.clip(np.random.default_rng(0).normal(120.0, 6.0, (720, 1280, 3)), 0, 255).astype(np.uint8)
+    lit[300:420, 600:690] = 250                                       # a white card
+    detector.find(lit)
+    assert seen[0] is lit
+    seen.clear()
+    dim = (lit * 0.3).astype(np.uint8)
+    detector.find(dim)
+    table = (slice(0, 250), slice(0, 500))
+    assert seen[0][table].std() < dim[table].std() / 2
+
+
 class _Told:
     """A detector double: the index corners of the cards it is told about."""
 

@@ -311,6 +311,10 @@ class CardDetector:
         h, w = frame_bgr.shape[:2]
         k = self.size / max(h, w)
         gain = lift(cv2.resize(frame_bgr, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_NEAREST))
+        if gain > 1.0:
+            # A dim frame's grain is lifted with its light: smoothed by this much, white noise falls as
+            # much as the lift raises it (by 2 sqrt(pi) sigma for a Gaussian of sigma px).
+            frame_bgr = cv2.GaussianBlur(frame_bgr, (0, 0), gain / (2 * math.sqrt(math.pi)))
         found = self.look(frame_bgr, self.size, gain=gain)
         close = self.closer_up(frame_bgr, found, gain=gain)
         again = self.second_size(frame_bgr, found)
