@@ -62,11 +62,15 @@ def _camera(frame: np.ndarray) -> np.ndarray:
     return frame if w <= 1280 else cv2.resize(frame, (1280, round(h * 1280 / w)), interpolation=cv2.INTER_AREA)
 
 
-def _webcam(frame: np.ndarray) -> np.ndarray:
-    _, data = cv2.imencode(".jpg", _camera(frame), [cv2.IMWRITE_JPEG_QUALITY, 40])
+def _jpeg(frame: np.ndarray, quality: int) -> np.ndarray:
+    _, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
     image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     assert image is not None  # a JPEG just encoded decodes
     return image
+
+
+def _webcam(frame: np.ndarray) -> np.ndarray:
+    return _jpeg(_camera(frame), 40)
 
 
 def _gain(frame: np.ndarray, bgr: tuple[float, float, float]) -> np.ndarray:
@@ -87,10 +91,7 @@ def _lamp(frame: np.ndarray) -> np.ndarray:
 
 def _night(frame: np.ndarray) -> np.ndarray:
     noise = np.random.default_rng(0).normal(0.0, 6.0, frame.shape)
-    _, data = cv2.imencode(".jpg", np.clip(frame * 0.3 + noise, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 70])
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    assert image is not None  # a JPEG just encoded decodes
-    return image
+    return _jpeg(np.clip(frame * 0.3 + noise, 0, 255).astype(np.uint8), 70)
 
 
 def _far(frame: np.ndarray) -> np.ndarray:

@@ -339,14 +339,14 @@ class CardDetector:
         def first_sees_better(c: CardCorner, size: int) -> bool:
             """A card ``CARD_PX`` wide or wider at the first look, looked at larger (or that narrow or narrower,
             looked at smaller): the later look only takes it further from ``CARD_PX``."""
-            return (c.width * self.size / max(h, w) >= CARD_PX) == (size > self.size)
+            return (c.width * k >= CARD_PX) == (size > self.size)
 
         # The network sizes a card far wider than CARD_PX too narrow, so such a card's first-look corner
         # stands and the later look's at it goes; the first look's width of a small card is no judge of it.
         kept = [c for c in found if all(not inside(c, parts) or first_sees_better(c, size) for parts, size in looks)]
         held = [c for c in kept if any(inside(c, parts) for parts, _ in looks)]
-        closer = [c for c in closer if not any(math.hypot(c.x - k.x, c.y - k.y) < _SAME * k.width
-                                               and math.cos(c.angle - k.angle) > _ALIKE for k in held)]
+        closer = [c for c in closer if not any(math.hypot(c.x - first.x, c.y - first.y) < _SAME * first.width
+                                               and math.cos(c.angle - first.angle) > _ALIKE for first in held)]
         return self._indices(paired(closer + kept)) + close
 
     def closer_up(self, frame_bgr: np.ndarray, found: list[CardCorner], *, gain: float = 1.0) -> list[CardCorner]:
