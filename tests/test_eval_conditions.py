@@ -99,3 +99,19 @@ def test_night_is_dark_grainy_and_the_same_each_time() -> None:
     assert seen.shape == (853, 1280, 3)
     assert 66 < seen.mean() < 78 and 1.5 < seen.std() < 6        # the JPEG keeps some of the grain
     assert np.array_equal(seen, eval_conditions.CONDITIONS["night"](frame))
+
+
+def test_desk_whitens_the_tables_own_colour_and_leaves_the_cards_print() -> None:
+    """A card with a red pip and black ink on a yellowish-brown table: the table turns a neutral white
+    just short of the card's, and the card keeps its white, its pip's red and its ink."""
+    frame = np.zeros((400, 600, 3), np.uint8)
+    frame[:] = (150, 185, 210)                         # BGR: a light wooden table
+    frame[100:300, 200:340] = 250                      # the card
+    frame[150:170, 220:240] = (40, 40, 200)            # a red pip
+    frame[120:135, 300:310] = 20                       # black ink
+    seen = eval_conditions.CONDITIONS["desk"](frame)
+    table, card = seen[20, 20].astype(int), seen[200, 270].astype(int)
+    assert table.max() - table.min() <= 3               # neutral
+    assert 0.93 * 250 < table.mean() < 250 and card.min() >= 245
+    assert seen[160, 230, 2] > 150 and seen[160, 230, 0] < 90   # still red
+    assert seen[127, 305].max() < 40                   # still ink
