@@ -225,6 +225,38 @@ def test_a_place_where_a_card_may_lie_is_looked_at_closer_still(monkeypatch: pyt
     assert [size for size, _, _ in looks[1:]] == [2400]
 
 
+@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
+def test_on_a_white_desk_the_second_look_takes_in_the_whole_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``everywhere``: the second look spans the whole frame at its size, whatever ``unseen`` keeps (on a
+    table as white as its cards the first look's corners are no guide to where the cards lie)."""
+    detector = CardDetector(DEFAULT_DETECTOR, max_size=3200)
+    frame = np.zeros((2250, 4000, 3), np.uint8)
+    first = [CardCorner(500.0 + 400 * i, 500.0, 0.0, 234.375, 0.9) for i in range(3)]   # 37.5 px at 640
+    looks: list[tuple[int, tuple[int, int], tuple[int, ...]]] = []
+
+    def look(part: np.ndarray, size: int, **where: object) -> list[CardCorner]:
+        looks.append((size, where.get("at", (0, 0)), part.shape[:2]))   # type: ignore[arg-type]
+        return list(first) if size == detector.size else []
+
+    monkeypatch.setattr(detector, "look", look)
+    detector.find(frame, unseen=lambda found: [], everywhere=True)
+    assert looks[1:] == [(2048, (0, 0), (2250, 4000))]
+
+
+def test_the_recogniser_asks_for_the_whole_frame_on_a_table_as_white_as_its_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beside the cards the geometry read, the detector's closer look spans the whole frame where the
+    table is as white as the cards (``_detect.as_white_as_cards``), and only the places it keeps elsewhere."""
+    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+    frame = _grey_desk_with_a_card(corner)
+    asked = []
+    for white in (False, True):
+        monkeypatch.setattr(_detect, "as_white_as_cards", lambda value, white=white: white)
+        detector = _Everywhere()
+        Recognizer(classifier=_ReadsQueenAt(0.95), detector=detector, read_again=False).detect(frame)
+        asked.append(detector.everywhere)
+    assert asked == [False, True]
+
+
 def test_a_close_up_is_looked_at_by_halves_while_its_cards_stay_wide(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the first look's sure corners are ``_CLOSE`` px wide or wider at it (the median), a look at
     half its size follows, and another at half again while that look's are, down to ``_LEAST`` px;
@@ -360,7 +392,7 @@ class _Told:
         self.corners = corners
 
     def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
+             also: Sequence[CardCorner] = (), everywhere: bool = False) -> list[CardCorner]:
         return list(self.corners)
 
 
@@ -549,8 +581,21 @@ class _Asked(_Told):
         self.unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None
 
     def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
+             also: Sequence[CardCorner] = (), everywhere: bool = False) -> list[CardCorner]:
         self.also, self.unseen = list(also), unseen
+        return []
+
+
+class _Everywhere(_Told):
+    """A detector double that finds nothing and keeps whether it was asked to look at the whole frame."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.everywhere: bool | None = None
+
+    def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
+             also: Sequence[CardCorner] = (), everywhere: bool = False) -> list[CardCorner]:
+        self.everywhere = everywhere
         return []
 
 

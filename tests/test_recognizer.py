@@ -254,6 +254,22 @@ def test_the_white_point_is_the_cards_not_an_empty_tables() -> None:
     assert 140 < _detect.white_point(_detect.whiteness(warm)) < 200
 
 
+def test_a_table_as_white_as_its_cards_is_told_from_a_light_wooden_one() -> None:
+    """Whitened to 97 % of the cards' white (a white desk), the table stands within ``_CLEAR`` levels
+    of them; a light wooden table, even one as bright, stands far below (its blue falls short), and so
+    does any table under a warm lamp's tinted white."""
+    cards = [PlacedCard("AS", (400, 360), 10, 90), PlacedCard("7D", (800, 300), -20, 90)]
+    wooden, outlines = render_scene(cards, background="light_wood", noise=2)
+    assert not _detect.as_white_as_cards(_detect.whiteness(wooden))
+    white = np.full_like(wooden, 240)                               # the table, whitened
+    for outline in outlines:
+        on_card = cv2.fillPoly(np.zeros(wooden.shape[:2], np.uint8), [outline.astype(np.int32)], 1) > 0
+        white[on_card] = wooden[on_card]
+    assert _detect.as_white_as_cards(_detect.whiteness(white))
+    warm = np.clip(wooden * np.array([0.75, 0.95, 1.1]), 0, 255).astype(np.uint8)
+    assert not _detect.as_white_as_cards(_detect.whiteness(warm))
+
+
 def test_card_backs_are_ignored(recognizer: Recognizer) -> None:
     cards = [PlacedCard("4C", (400, 360), 0, 90), PlacedCard("8D", (800, 360), 20, 90, face_up=False),
              PlacedCard("9D", (900, 400), 10, 90, face_up=False)]

@@ -199,6 +199,19 @@ def white_point(value: np.ndarray) -> int:
     return top if top - median >= _DISTINCT_WHITE and top < _TINTED_WHITE else 255
 
 
+_CLEAR = 40
+"""Levels of whiteness by which a table (its median) must stand below the cards' white for
+:func:`card_mask` to see their outlines in it."""
+
+
+def as_white_as_cards(value: np.ndarray) -> bool:
+    """Whether the table in ``value`` (the frame's :func:`whiteness`; the median pixel is the table's)
+    stands within ``_CLEAR`` levels of the cards' :func:`white_point`: a white desk, on which the mask
+    misses most cards (the table photos' light wood, whitened so: 14 to 35 levels; as taken 52 or more).
+    """
+    return white_point(value) - _top_and_median(value[::4, ::4])[1] < _CLEAR
+
+
 _WHITE_ENOUGH = 200
 """A frame whose brightest pixels reach this in some channel is left as it is."""
 _TABLE_AT_MOST = 200

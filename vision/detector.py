@@ -296,7 +296,7 @@ class CardDetector:
         self.index = float(index)
 
     def find(self, frame_bgr: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = ()) -> list[CardCorner]:
+             also: Sequence[CardCorner] = (), everywhere: bool = False) -> list[CardCorner]:
         """Every index corner found in ``frame_bgr``, in the frame's own pixels (:func:`paired`'s
         measured ones beside the corners they were measured from; the plain corners measure, but
         are not handed on), a close-up's looks (:meth:`closer_up`) included.
@@ -305,6 +305,8 @@ class CardDetector:
         already explains (the recogniser's geometry proposes most cards of a
         table it suits): the second look is spent only about those, and about
         ``also``, places where a card may lie (a card the geometry read in doubt).
+        ``everywhere`` spends it on the whole frame instead (a table as white
+        as its cards: what the first look misses there, nothing else sees).
         Where a card is ``CARD_PX`` wide or wider at the first look already, a
         larger look would only size it worse: its first-look corner is kept.
         """
@@ -320,9 +322,11 @@ class CardDetector:
         again = self.second_size(frame_bgr, found)
         if again is None:
             return self._indices(paired(found)) + close
-        around = self._indices(found)
-        around = around if unseen is None else unseen(around)
-        places = self.places(frame_bgr.shape, around, again)
+        if everywhere:
+            places = [(0, 0, w, h)]
+        else:
+            around = self._indices(found)
+            places = self.places(frame_bgr.shape, around if unseen is None else unseen(around), again)
         closer = [c for x0, y0, x1, y1 in places for c in self.look(frame_bgr[y0:y1, x0:x1], again, gain=gain,
                                                                    whole=frame_bgr.shape, at=(x0, y0))]
         looks = [(places, again)]

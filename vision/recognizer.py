@@ -109,10 +109,10 @@ class Classifier(Protocol):
 class Corners(Protocol):
     """What the recogniser needs from a corner detector (``CardDetector`` or a test double):
     ``unseen`` keeps the corners of cards not read already, where it may look more closely, as about
-    ``also``, the places of cards read in doubt."""
+    ``also``, the places of cards read in doubt; ``everywhere`` looks more closely at the whole frame."""
 
     def find(self, frame_bgr: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = ()) -> list[CardCorner]: ...
+             also: Sequence[CardCorner] = (), everywhere: bool = False) -> list[CardCorner]: ...
 
 
 class _NoCards:
@@ -234,7 +234,11 @@ class Recognizer:
             if read:
                 # The learned corners where the geometry read no card: a proposal that read nothing (a
                 # far card sized as the near ones, an outline askew) leaves its card to them.
-                learned, value = self._learned(frame, looks.to_frame, beside=read, doubted=doubted), looks.value
+                # On a table as white as its cards the geometry reads few of them, and the detector's
+                # first look misses small ones: its closer look then takes in the whole frame.
+                value = looks.value
+                learned = self._learned(frame, looks.to_frame, beside=read, doubted=doubted,
+                                        everywhere=value is not None and _detect.as_white_as_cards(value))
             else:
                 # The geometry read no card at all: it has nothing to second (a frame out of focus, a
                 # desk as white as the cards), so the frame is read as the detector alone reads it
@@ -543,7 +547,7 @@ class Recognizer:
         return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
 
     def _learned(self, frame: np.ndarray, to_frame: np.ndarray, *, beside: list[_Candidate] | None = None,
-                 doubted: Sequence[_Candidate] = ()) -> list[_detect.Hypothesis]:
+                 doubted: Sequence[_Candidate] = (), everywhere: bool = False) -> list[_detect.Hypothesis]:
         """The learned detector's corners as hypotheses in working pixels, each taken as a card's
         top-left one.
 
@@ -580,7 +584,7 @@ class Recognizer:
             sure = [c for c in corners if c.score >= _WORTH_A_LOOK]
             return [sure[h.corner] for h in _detect.new_to(hypotheses(sure, True), known, anyhow=True)]
 
-        found = sized_alike(self.detector.find(frame, unseen=unseen, also=also))
+        found = sized_alike(self.detector.find(frame, unseen=unseen, also=also, everywhere=everywhere))
         return _detect.new_to(_detect.unique(hypotheses(found, True)), known)
 
     @staticmethod
