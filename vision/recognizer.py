@@ -56,6 +56,10 @@ pack holds one at most."""
 _PARALLEL = math.cos(math.radians(8))
 _DISTINCT = 0.9
 """A candidate read this surely, at more than 8 degrees to a nearby one, is another card."""
+_PEEKS_OUT = 0.8
+"""A candidate read this surely, each index that reads it off every card kept, is a card of its own however
+near their centres lie: a card slid under another shows only that index.  Read less surely it is the other
+card misread (under a cheap webcam's JPEG a JH's index, read at a size a third off, came out a KH at 0.76)."""
 _A_TABLE = 2
 """A card seen whole beside which this many other cards are read surely (``_DISTINCT``), by their own
 corners and outside it, lies on a table: it is not the one card of a close-up."""
@@ -632,8 +636,8 @@ class Recognizer:
         single-deck game).  But a card read surely at its own corner, lying at
         an angle to the other, is a card of its own even there: one card
         dropped askew on another leaves their centres close; and so is a card
-        read surely whose index, where it was read, lies off every card kept:
-        slid under another, it shows only that.  Two candidates that read an index
+        read at ``_PEEKS_OUT`` whose index, where it was read, lies off every
+        card kept: slid under another, it shows only that.  Two candidates that read an index
         corner at the same place are the same card, whatever else differs:
         one printed index is one card's (a corner put on a false edge reads
         a real index at the wrong angle, often as another rank).  That holds
@@ -691,10 +695,11 @@ class Recognizer:
         uncovered: dict[int, bool] = {}
 
         def peeks_out(i: int) -> bool:
-            """Whether ``ordered[i]``, read surely, has its index on no card kept so far: the one corner
+            """Whether ``ordered[i]``, read at ``_PEEKS_OUT``, has its index on no card kept so far: the one corner
             another card leaves showing (worked out once, and only where a centre lies near a kept one)."""
             if i not in uncovered:
-                uncovered[i] = bool(sure[i]) and all(_peeks_out(ordered[i], to_card[j]) for j, _ in kept)
+                uncovered[i] = (ordered[i].confidence >= _PEEKS_OUT
+                                and all(_peeks_out(ordered[i], to_card[j]) for j, _ in kept))
             return uncovered[i]
 
         def stand_in_of(j: int) -> int | None:
