@@ -196,7 +196,8 @@ def test_the_second_look_sees_the_parts_about_its_corners_each_once() -> None:
 def test_a_place_where_a_card_may_lie_is_looked_at_closer_still(monkeypatch: pytest.MonkeyPatch) -> None:
     """The second look is spent about the first's unseen corners at the size that brings the cards to
     ``CARD_PX``, and about each place handed in (``also``) as much closer again as a far card is
-    narrower, within ``max_size`` and the frame's own pixels; with nothing unseen and no place, not at all."""
+    narrower, within ``max_size`` and the frame's own pixels; with nothing unseen and no place, not at all;
+    ``everywhere`` (a table as white as its cards), over the whole frame at its size, whatever is unseen."""
     detector = CardDetector(DEFAULT_DETECTOR, max_size=3200)
     frame = np.zeros((2250, 4000, 3), np.uint8)
     first = [CardCorner(500.0 + 400 * i, 500.0, 0.0, 234.375, 0.9) for i in range(3)]   # 37.5 px at 640
@@ -220,27 +221,12 @@ def test_a_place_where_a_card_may_lie_is_looked_at_closer_still(monkeypatch: pyt
     detector.find(frame, unseen=lambda found: found[:1], also=[far])
     assert sorted(size for size, _, _ in looks[1:]) == [2048, 2926]
     looks.clear()
+    detector.find(frame, unseen=lambda found: [], everywhere=True)
+    assert looks[1:] == [(2048, (0, 0), (2250, 4000))]
+    looks.clear()
     monkeypatch.setattr(detector, "max_size", 2400)
     detector.find(frame, unseen=lambda found: [], also=[far])
     assert [size for size, _, _ in looks[1:]] == [2400]
-
-
-@pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
-def test_on_a_white_desk_the_second_look_takes_in_the_whole_frame(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``everywhere``: the second look spans the whole frame at its size, whatever ``unseen`` keeps (on a
-    table as white as its cards the first look's corners are no guide to where the cards lie)."""
-    detector = CardDetector(DEFAULT_DETECTOR, max_size=3200)
-    frame = np.zeros((2250, 4000, 3), np.uint8)
-    first = [CardCorner(500.0 + 400 * i, 500.0, 0.0, 234.375, 0.9) for i in range(3)]   # 37.5 px at 640
-    looks: list[tuple[int, tuple[int, int], tuple[int, ...]]] = []
-
-    def look(part: np.ndarray, size: int, **where: object) -> list[CardCorner]:
-        looks.append((size, where.get("at", (0, 0)), part.shape[:2]))   # type: ignore[arg-type]
-        return list(first) if size == detector.size else []
-
-    monkeypatch.setattr(detector, "look", look)
-    detector.find(frame, unseen=lambda found: [], everywhere=True)
-    assert looks[1:] == [(2048, (0, 0), (2250, 4000))]
 
 
 def test_the_recogniser_asks_for_the_whole_frame_on_a_table_as_white_as_its_cards(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -251,7 +237,7 @@ def test_the_recogniser_asks_for_the_whole_frame_on_a_table_as_white_as_its_card
     asked = []
     for white in (False, True):
         monkeypatch.setattr(_detect, "as_white_as_cards", lambda value, white=white: white)
-        detector = _Everywhere()
+        detector = _Asked()
         Recognizer(classifier=_ReadsQueenAt(0.95), detector=detector, read_again=False).detect(frame)
         asked.append(detector.everywhere)
     assert asked == [False, True]
@@ -579,23 +565,11 @@ class _Asked(_Told):
         super().__init__([])
         self.also: list[CardCorner] = []
         self.unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None
-
-    def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
-             also: Sequence[CardCorner] = (), everywhere: bool = False) -> list[CardCorner]:
-        self.also, self.unseen = list(also), unseen
-        return []
-
-
-class _Everywhere(_Told):
-    """A detector double that finds nothing and keeps whether it was asked to look at the whole frame."""
-
-    def __init__(self) -> None:
-        super().__init__([])
         self.everywhere: bool | None = None
 
     def find(self, frame: np.ndarray, *, unseen: Callable[[list[CardCorner]], list[CardCorner]] | None = None,
              also: Sequence[CardCorner] = (), everywhere: bool = False) -> list[CardCorner]:
-        self.everywhere = everywhere
+        self.also, self.unseen, self.everywhere = list(also), unseen, everywhere
         return []
 
 

@@ -195,8 +195,14 @@ def white_point(value: np.ndarray) -> int:
     margin.  Nor does a well-lit frame's white move: lowering it by a few
     levels let newspaper print and book pages through as card faces.
     """
+    return _white_and_table(value)[0]
+
+
+def _white_and_table(value: np.ndarray) -> tuple[int, int]:
+    """:func:`white_point` and the median whiteness (the table's, where the cards leave most of the
+    picture to it), from one histogram."""
     top, median = _top_and_median(value[::4, ::4])
-    return top if top - median >= _DISTINCT_WHITE and top < _TINTED_WHITE else 255
+    return (top if top - median >= _DISTINCT_WHITE and top < _TINTED_WHITE else 255), median
 
 
 _CLEAR = 40
@@ -211,7 +217,8 @@ def as_white_as_cards(value: np.ndarray) -> bool:
     A close-up, whose median pixel is its card's own white, passes too (159 of ``card-crops/valid``'s
     265): what depends on it there reads those photos alike.
     """
-    return white_point(value) - _top_and_median(value[::4, ::4])[1] < _CLEAR
+    white, table = _white_and_table(value)
+    return white - table < _CLEAR
 
 
 _WHITE_ENOUGH = 200
