@@ -17,6 +17,16 @@ alone; ``--min-confidence``, ``--model``, ``--faces``, ``--detector``):
 * ``camera``: shrunk to 1280 pixels wide (the live frame's size);
 * ``webcam``: shrunk to 1280 and saved as JPEG at quality 40 (a cheap webcam);
 * ``blur``: out of focus (a Gaussian of 2.5 pixels);
+* ``motion``: shaken during the exposure: smeared along a line 1/250 of the
+  picture's long side (12 pixels of a 3000-pixel photo: a phone held in a
+  dim room);
+* ``glare``: two lamps' hot spots on a glossy table and its cards, up to 120
+  levels of light added in spots 6% of the picture's long side across;
+* ``shadow``: the shadow of an arm reaching in from the near side to the
+  middle, 55% of the light taken, its edges soft;
+* ``lens``: a wide lens's barrel distortion (k1 = -0.22 at a focal length of
+  the picture's width, a webcam's or a phone's wide camera): straight edges
+  bow, most at the picture's corners;
 * ``night``: an evening room and a webcam at its highest gain: shrunk to 1280
   pixels wide, 30% of the light, the sensor's noise (6 of 255 levels) and
   JPEG at quality 70;
@@ -100,6 +110,42 @@ def _night(frame: np.ndarray) -> np.ndarray:
     return _jpeg(np.clip(frame * 0.3 + noise, 0, 255).astype(np.uint8), 70)
 
 
+def _motion(frame: np.ndarray) -> np.ndarray:
+    n = max(3, round(max(frame.shape[:2]) / 250))
+    kernel = np.zeros((n, n), np.float32)
+    kernel[n // 2, :] = 1.0 / n
+    return cv2.filter2D(frame, -1, kernel)
+
+
+def _glare(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    sigma = 0.06 * max(h, w)
+    spots = np.zeros((h, w), np.float32)
+    for x, y in ((0.42, 0.38), (0.7, 0.65)):
+        spots += np.exp(-((xs - x * w) ** 2 + (ys - y * h) ** 2) / (2 * sigma ** 2))
+    return np.clip(frame + 120 * np.clip(spots, 0, 1)[..., None], 0, 255).astype(np.uint8)
+
+
+def _shadow(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    outline = np.zeros((h, w), np.float32)
+    cv2.fillPoly(outline, [np.array([[0.3 * w, h], [0.45 * w, 0.45 * h], [0.6 * w, 0.4 * h], [0.65 * w, h]], np.int32)], 1.0)
+    arm = cv2.GaussianBlur(outline, (0, 0), max(h, w) / 150)
+    return (frame * (1 - 0.55 * arm[..., None])).astype(np.uint8)
+
+
+def _lens(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    camera = np.array([[w, 0, w / 2], [0, w, h / 2], [0, 0, 1]], np.float64)
+    bend = np.array([-0.22, 0, 0, 0], np.float64)
+    # Each pixel of the bent picture shows the straight picture where the lens took its light from.
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    grid = np.dstack([xs, ys]).reshape(-1, 1, 2)
+    source = cv2.undistortPoints(grid, camera, bend, P=camera).reshape(h, w, 2).astype(np.float32)
+    return cv2.remap(frame, source[..., 0], source[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def _far(frame: np.ndarray) -> np.ndarray:
     h, w = frame.shape[:2]
     table = cv2.resize(frame, (round(w * 0.75), round(h * 0.75)), interpolation=cv2.INTER_AREA)
@@ -136,6 +182,10 @@ CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "camera": _camera,
     "webcam": _webcam,
     "blur": lambda f: cv2.GaussianBlur(f, (0, 0), 2.5),
+    "motion": _motion,
+    "glare": _glare,
+    "shadow": _shadow,
+    "lens": _lens,
     "night": lambda f: _night(_camera(f)),
     "far": lambda f: _far(_camera(f)),
     "desk": _desk,

@@ -34,12 +34,12 @@ from vision.evaluate import LabelsError, add_recognizer_arguments, evaluate, mak
 AS_TAKEN = "as taken"
 CHANGES: dict[str, tuple[str, ...]] = {
     "table-photos": tuple(c for c in CONDITIONS if c != AS_TAKEN),
-    "webcam-frames": ("oblique", "blur", "dim"),
-    "scene-photos/train": ("oblique", "blur"),
+    "webcam-frames": ("oblique", "blur", "motion", "dim"),
+    "scene-photos/train": ("oblique", "blur", "motion"),
 }
 """The changes each source is read under besides as taken: the table photos are a table's own view, so
-every change; the webcam frames and the phone photos of ``scene-photos`` those of a camera's tilt, focus
-and light; a card photo (``card-crops``) is a close-up that no table's change describes."""
+every change; the webcam frames and the phone photos of ``scene-photos`` those of a camera's tilt, focus,
+shake and light; a card photo (``card-crops``) is a close-up that no table's change describes."""
 
 
 def jobs(data: Path) -> list[tuple[str, str]]:

@@ -115,3 +115,42 @@ def test_desk_whitens_the_tables_own_colour_and_leaves_the_cards_print() -> None
     assert 0.93 * 250 < table.mean() < 250 and card.min() >= 245
     assert seen[160, 230, 2] > 150 and seen[160, 230, 0] < 90   # still red
     assert seen[127, 305].max() < 40                   # still ink
+
+
+def test_motion_smears_along_the_rows_only() -> None:
+    """A thin black bar on white, 3000 px wide: smeared over 12 px across it, untouched along it."""
+    frame = np.full((200, 3000, 3), 250, np.uint8)
+    frame[:, 1500:1502] = 0                              # a vertical bar ...
+    frame[100:102, :] = 0                                # ... and a horizontal one
+    seen = eval_conditions.CONDITIONS["motion"](frame)
+    row = seen[50, 1480:1520, 0].astype(int)
+    assert np.count_nonzero(row < 245) in (12, 13, 14) and row.min() > 180
+    assert seen[100, 200:400].max() == 0 and seen[95, 200:400].min() == 250
+
+
+def test_glare_lights_two_spots_and_leaves_the_rest() -> None:
+    frame = np.full((600, 1000, 3), 100, np.uint8)
+    seen = eval_conditions.CONDITIONS["glare"](frame).astype(int)
+    assert seen[228, 420].min() >= 218 and seen[390, 700].min() >= 218    # 120 levels at each spot's middle
+    assert seen[0, 0].max() == 100 and seen[590, 10].max() == 100
+
+
+def test_shadow_darkens_a_band_from_the_near_edge_to_the_middle() -> None:
+    frame = np.full((400, 600, 3), 200, np.uint8)
+    seen = eval_conditions.CONDITIONS["shadow"](frame).astype(int)
+    assert seen[380, 300].max() == 90                    # the arm: 45 % of the light
+    assert seen[380, 50].min() == 200 and seen[50, 300].min() == 200
+
+
+def test_lens_bows_a_straight_edge_most_at_the_corners() -> None:
+    """A white frame's straight top edge, bent by the lens: drawn towards the middle, most at the corners."""
+    frame = np.zeros((480, 640, 3), np.uint8)
+    frame[40:440, 40:600] = 255
+    seen = eval_conditions.CONDITIONS["lens"](frame)
+    assert seen.shape == frame.shape
+
+    def top(x: int) -> int:
+        return int(np.argmax(seen[:, x, 0] > 127))
+
+    assert 40 < top(320) < top(200) < top(60) and top(60) - top(320) >= 6
+    assert abs(top(580) - top(60)) <= 1                 # alike on both sides

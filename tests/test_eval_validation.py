@@ -35,7 +35,7 @@ def test_every_validation_folder_is_read_as_taken_and_the_table_photos_under_eve
     jobs = eval_validation.jobs(tmp_path)
     assert jobs[:3] == [("table-photos", "as taken"), ("webcam-frames", "as taken"), ("card-crops/valid", "as taken")]
     assert [c for s, c in jobs if s == "table-photos"][1:] == [c for c in eval_validation.CONDITIONS if c != "as taken"]
-    assert [c for s, c in jobs if s == "webcam-frames"][1:] == ["oblique", "blur", "dim"]
+    assert [c for s, c in jobs if s == "webcam-frames"][1:] == ["oblique", "blur", "motion", "dim"]
     assert [c for s, c in jobs if s == "card-crops/valid"] == ["as taken"]
     assert not any(s.endswith("/test") for s, _ in jobs)   # a test folder is read only after a choice
 
@@ -62,13 +62,13 @@ def test_a_run_sums_every_job_of_the_folders_present(tmp_path: Path, capsys: pyt
     assert eval_validation.main(["--data", str(tmp_path), "--workers", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out["jobs"]) == ["webcam-frames|as taken", "webcam-frames|oblique", "webcam-frames|blur",
-                                 "webcam-frames|dim"]
+                                 "webcam-frames|motion", "webcam-frames|dim"]
     taken = out["jobs"]["webcam-frames|as taken"]
     assert (taken["images"], taken["cards"], taken["found"], taken["false"]) == (2, 2, 2, 0)
-    assert out["cards"] == 8
+    assert out["cards"] == 10
     assert out["found"] == sum(j["found"] for j in out["jobs"].values())
     assert out["false"] == sum(j["false"] for j in out["jobs"].values())
-    assert out["f1"] == round(eval_validation.f1(out["found"], out["false"], 8), 4)
+    assert out["f1"] == round(eval_validation.f1(out["found"], out["false"], 10), 4)
 
     # Against an earlier run that missed the 7H as taken and made up a 2C: both figures, and the image.
     taken["misses"] = [m for m in taken["misses"] if m["image"] != "b.png"] + \
