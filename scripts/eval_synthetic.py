@@ -1,6 +1,7 @@
 """Precision and recall on synthetic tables laid with decks no model trained on.
 
-    python scripts/eval_synthetic.py [--scenes 60] [--seed 21] [--model PATH] [--no-geometry | --no-detector]
+    python scripts/eval_synthetic.py [--scenes 60] [--seed 21] [--model PATH] [--decks face-only]
+                                     [--no-geometry | --no-detector]
     python scripts/eval_synthetic.py --corners [--scenes 60] [--seed 21] [--model PATH]
 
 Each scene is one of the held-out decks (``models.decks.HELD_OUT``), dealt
@@ -13,6 +14,11 @@ found nor false. The figures are split by frame size, and between cards
 seen whole and cards partly covered: a player's table is none of these, and
 a deck never seen is what every table brings. Needs the training extra and
 Debian's decks (models/README.md).
+
+``--decks face-only`` deals the decks whose index the corner reader never
+learned (``models.decks.FACE_ONLY_DECKS``: a French R, D, V, a rank printed
+top right only) instead: the face reader learned them, so what it measures
+is how far a card's face stands in for an index no corner reads.
 
 ``--corners`` says where such cards are lost, corner by corner: of the
 index corners that show, how many the learned detector finds (its own
@@ -39,7 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from models.data import CH, CW, FacePyramid
-from models.decks import HELD_OUT, load_all
+from models.decks import FACE_ONLY_DECKS, HELD_OUT, load_all
 from models.scenes import AS_TOP_LEFT, INDEX_CORNERS, SEEN, SceneSynth, corner_pose, corner_views
 from vision.classifier import CLASSES, CardClassifier, FaceReader, extract_patches
 from vision.detector import CardDetector
@@ -164,18 +170,22 @@ def main(argv: list[str] | None = None) -> int:
     finder.add_argument("--no-detector", action="store_true", help="the frame's geometry alone")
     finder.add_argument("--corners", action="store_true",
                         help="where cards are lost, index corner by index corner (the module's docstring)")
+    parser.add_argument("--decks", choices=("held-out", "face-only"), default="held-out",
+                        help="the decks no model learned (default), or those only the face reader learned")
     args = parser.parse_args(argv)
 
-    decks = [d for d in load_all(verbose=False) if d.name in HELD_OUT]
+    face_only = args.decks == "face-only"
+    names = FACE_ONLY_DECKS if face_only else HELD_OUT
+    decks = [d for d in load_all(verbose=False, faces=face_only) if d.name in names]
     if not decks:
-        print("no held-out deck is installed (models/README.md: Debian's card decks)", file=sys.stderr)
+        print(f"no {args.decks} deck is installed (models/README.md: Debian's card decks)", file=sys.stderr)
         return 2
     synth = SceneSynth(decks, seed=args.seed)
     pyramids = [({c: FacePyramid(f) for c, f in d.faces.items() if c != "JK"},
                  FacePyramid(d.back) if d.back is not None else None) for d in decks]
 
     def tables() -> Iterator[Table]:
-        """``--scenes`` tables, each of one held-out deck, the count on stderr as each is done with."""
+        """``--scenes`` tables, each of one of the decks, the count on stderr as each is done with."""
         for number in range(args.scenes):
             faces, back = pyramids[int(synth.rng.integers(len(pyramids)))]
             yield draw_table(synth, faces, back)

@@ -101,3 +101,19 @@ def test_corner_reads_tally_each_shown_index_corner_and_the_detectors_turn(monke
     assert (missed.shown, missed.found, missed.turn_off) == (shown, 0, [])
     assert missed.at_true_outline == turned.at_true_outline
     assert "index corners shown" in "\n".join(turned.report()) and "+15.0" in turned.report()[-1]
+
+
+@pytest.mark.parametrize("decks, faces", [("held-out", False), ("face-only", True)])
+def test_the_decks_dealt_are_chosen_by_name(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                            decks: str, faces: bool) -> None:
+    """``--decks face-only`` asks for the decks only the face reader learned; none installed is an error."""
+    asked: list[bool] = []
+
+    def load_all(*, verbose: bool = True, faces: bool = False) -> list[Deck]:
+        asked.append(faces)
+        return [Deck("some-other-deck", {}, None)]
+
+    monkeypatch.setattr(eval_synthetic, "load_all", load_all)
+    assert eval_synthetic.main(["--decks", decks]) == 2
+    assert asked == [faces]
+    assert f"no {decks} deck is installed" in capsys.readouterr().err

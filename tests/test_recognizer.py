@@ -1175,6 +1175,48 @@ def test_a_card_on_a_table_is_read_by_its_face_where_it_lies_whole_in_the_pictur
     assert read(face) == ["6D", "8C"] and face.read == 1
 
 
+class _BlindTo(TemplateClassifier):
+    """The template's reads, but ``code``'s index read as ``none``: printed where no corner reader looks."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.blind = CLASSES.index(code)
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        probs = super().classify(patches)
+        unread = probs.argmax(axis=1) == self.blind
+        probs[unread] = 0.0
+        probs[unread, NONE] = 1.0
+        return probs
+
+
+class _RedFace(FixedFace):
+    """Reads a face with red print as ``code`` at ``p``, any other as ``none``."""
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        probs = super().classify(patches)
+        red = np.array([(np.abs(p[..., 2].astype(int) - p[..., 0]) > 60).mean() > 0.01 for p in patches])
+        probs[~red] = 0.0
+        probs[~red, NONE] = 1.0
+        return probs
+
+
+def test_a_card_seen_whole_whose_corners_read_nothing_is_read_by_its_face_alone() -> None:
+    """A card lying whole on a table whose index no corner reads (blurred past reading, printed where no
+    corner reader looks) is read by its face, where that is sure; not as a Joker (an unfamiliar picture
+    lands there), not in doubt, and not for a card partly off the picture."""
+    def read(face: FixedFace, seven_at: tuple[float, float] = (250, 300)) -> list[str]:
+        frame, _ = render_scene([PlacedCard("7H", seven_at, 8, 110), PlacedCard("5C", (560, 280), -5, 110)],
+                                size=(800, 600), background="felt", noise=2)
+        return codes(Recognizer(classifier=_BlindTo("7H"), faces=face, read_again=False).detect(frame))
+
+    assert read(FixedFace("none")) == ["5C"]
+    assert read(_RedFace("7H", p=0.97)) == ["5C", "7H"]
+    assert read(_RedFace("7H", p=0.85)) == ["5C"]
+    assert read(_RedFace("JK", p=0.97)) == ["5C"]
+    assert read(_RedFace("7H", p=0.97), seven_at=(20, 300)) == ["5C"]
+
+
 def test_a_box_its_face_reads_as_the_surer_card_beside_it_is_that_card() -> None:
     """A box astride a card, read in doubt as another code, whose face reads as the card it lies on,
     is that card found again, after it: a second read of a code, which is no card."""

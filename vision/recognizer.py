@@ -366,6 +366,17 @@ class Recognizer:
             own, other = self._read_again(frame, mats, own, other, unsure, set(second))
             for k, i in unsure:
                 combined[k] = self._combine(own[i], other[k], mats[i], hyps[i].width * px, face[k])
+        # A card seen whole (both its edges measured, lying wholly in the picture) whose corners read nothing
+        # is read by its face, which alone must be sure (``_SURE``): its index blurred past reading, printed
+        # where no corner reader looks or in a font no deck it learned has, while its pips and figure show.
+        # Not as a Joker: an unfamiliar picture of a card's shape lands there (a postcard's owl, at 0.90).
+        h, w = frame.shape[:2]
+        blind = [k for k, i in enumerate(keep) if hyps[i].measured >= 2 and hyps[i].corner >= 0
+                 and ((c := combined[k]) is None or c.confidence < _DOUBTED) and _in_frame(mats[i], w, h) == 1.0]
+        if blind and self.faces is not None:
+            for k, p in zip(blind, self.faces.classify(extract_faces(frame, [mats[keep[k]] for k in blind]))):
+                if float(p[:_NONE].max()) >= _SURE and int(np.argmax(p[:_NONE])) != _JOKER:
+                    combined[k] = self._combine(own[keep[k]], other[k], mats[keep[k]], hyps[keep[k]].width * px, p)
         # A learned corner beside the geometry's cards must read surely, and its face, where it lies whole
         # in the picture, is part of that read (a lone card whose corner the geometry put a little aside,
         # read in doubt there, is then read surely at the detector's corner).  Not the geometry's own
