@@ -16,7 +16,7 @@ from weakref import WeakKeyDictionary
 import pytest
 
 from companion.table import Table
-from server_helpers import InThread
+from server_helpers import InThread, closing
 from web.app import create_app, stream_hub
 from web.camera import MemoryCameraView
 from web.config import WebConfig
@@ -46,12 +46,7 @@ class Server:
 
     def stop(self) -> None:
         stream_hub(self.app).stop()
-        self.loop.stop(self._close)
-
-    def _close(self) -> None:
-        self.server.task_dispatcher.shutdown(timeout=5)
-        for channel in list(self.server._map.values()):
-            channel.close()
+        self.loop.stop(closing(self.server))
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from companion.table import Table
-from server_helpers import InThread, free_port
+from server_helpers import InThread, closing, free_port
 from web.app import create_app, stream_hub
 from web.config import WebConfig
 from web.server import make_server
@@ -40,7 +40,7 @@ def serving(folder: Path) -> Iterator[tuple[int, object, Table]]:
         yield port, app, table
     finally:
         stream_hub(app).stop()
-        loop.stop(server.close)
+        loop.stop(closing(server))
         table.close()
 
 
