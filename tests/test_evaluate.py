@@ -184,3 +184,23 @@ def test_a_link_back_up_the_folder_is_walked_once(folder: Path) -> None:
     (folder / "sub" / "loop").symlink_to(folder, target_is_directory=True)
     assert ev.images_in(folder) >= {"a.jpg", "sub/b.PNG"}
     assert not any(p.startswith("sub/loop/sub/loop") for p in ev.images_in(folder))
+
+
+def test_every_kind_of_image_opencv_reads_is_measured(tmp_path: Path) -> None:
+    """A phone or a converter may save WebP, BMP or TIFF, or name a JPEG oddly: a file the labels name is
+    read by its content; one OpenCV cannot read (an iPhone's HEIC) is a problem on its line, not a card."""
+    image(tmp_path / "a.webp", 10)
+    image(tmp_path / "b.BMP", 20)
+    image(tmp_path / "c.tif", 30)
+    image(tmp_path / "not-listed.webp", 30)
+    cv2.imwrite(str(tmp_path / "d.jpg"), np.full((40, 60, 3), 40, np.uint8))
+    (tmp_path / "d.jpg").rename(tmp_path / "d.photo")
+    (tmp_path / "e.heic").write_bytes(b"\0\0\0\x18ftypheic" + bytes(64))
+    (tmp_path / "labels.csv").write_text("image,cards\na.webp,AS KH\nb.BMP,7C 7S\nc.tif,\nd.photo,QD 2C\n"
+                                         "e.heic,5H\n")
+    result = ev.evaluate(tmp_path, FakeRecognizer())
+    assert (result["images"], result["cards"], result["found"], result["false"]) == (4, 6, 6, 0)
+    errors = {Path(e["path"]).name: e for e in result["errors"]}
+    assert set(errors) == {"e.heic", "not-listed.webp"}
+    assert errors["e.heic"]["line"] == 6 and "unreadable image" in errors["e.heic"]["error"]
+    assert "not listed" in errors["not-listed.webp"]["error"]

@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 from companion.rules.cards import RANKS, Card, CardError
-
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png"})
+from vision.sources import IMAGE_SUFFIXES
 
 
 class LabelsError(ValueError):
@@ -176,12 +175,14 @@ def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dic
     misses: list[dict[str, Any]] = []
     for image, (number, expected) in labels.entries.items():
         path = folder / image
-        if image not in on_disk:
-            problems.append(Problem(str(path), number, "listed in labels.csv but not an image in the folder"))
+        if not path.is_file():
+            problems.append(Problem(str(path), number, "listed in labels.csv but not a file in the folder"))
             continue
+        # Any file the labels name is read, whatever its suffix: OpenCV tells an image by its content.
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if frame is None:
-            problems.append(Problem(str(path), number, "unreadable image"))
+            problems.append(Problem(str(path), number, "unreadable image (OpenCV reads JPEG, PNG, BMP, TIFF, "
+                                                       "WebP: convert a HEIC photo to JPEG)"))
             continue
         start = time.perf_counter()
         detections = recognizer.detect(frame)
