@@ -182,8 +182,8 @@ def test_labels_naming_no_readable_image_exit_2(tmp_path: Path, monkeypatch: pyt
 
 def test_a_link_back_up_the_folder_is_walked_once(folder: Path) -> None:
     (folder / "sub" / "loop").symlink_to(folder, target_is_directory=True)
-    assert ev.images_in(folder) >= {"a.jpg", "sub/b.PNG"}
-    assert not any(p.startswith("sub/loop/sub/loop") for p in ev.images_in(folder))
+    assert ev.files_in(folder) >= {"a.jpg", "sub/b.PNG"}
+    assert not any(p.startswith("sub/loop/sub/loop") for p in ev.files_in(folder))
 
 
 def test_every_kind_of_image_opencv_reads_is_measured(tmp_path: Path) -> None:
@@ -196,11 +196,17 @@ def test_every_kind_of_image_opencv_reads_is_measured(tmp_path: Path) -> None:
     cv2.imwrite(str(tmp_path / "d.jpg"), np.full((40, 60, 3), 40, np.uint8))
     (tmp_path / "d.jpg").rename(tmp_path / "d.photo")
     (tmp_path / "e.heic").write_bytes(b"\0\0\0\x18ftypheic" + bytes(64))
-    (tmp_path / "labels.csv").write_text("image,cards\na.webp,AS KH\nb.BMP,7C 7S\nc.tif,\nd.photo,QD 2C\n"
-                                         "e.heic,5H\n")
-    result = ev.evaluate(tmp_path, FakeRecognizer())
+    folder = tmp_path / "photos"
+    for name in ("a.webp", "b.BMP", "c.tif", "not-listed.webp", "d.photo", "e.heic"):
+        (folder / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).rename(folder / name)
+    image(tmp_path / "outside.jpg", 10)   # beside the folder, not in it: no file of the folder's
+    (folder / "labels.csv").write_text("image,cards\na.webp,AS KH\nb.BMP,7C 7S\nc.tif,\nd.photo,QD 2C\n"
+                                       "e.heic,5H\n../outside.jpg,AS\n")
+    result = ev.evaluate(folder, FakeRecognizer())
     assert (result["images"], result["cards"], result["found"], result["false"]) == (4, 6, 6, 0)
     errors = {Path(e["path"]).name: e for e in result["errors"]}
-    assert set(errors) == {"e.heic", "not-listed.webp"}
+    assert set(errors) == {"e.heic", "not-listed.webp", "outside.jpg"}
+    assert "not a file in the folder" in errors["outside.jpg"]["error"]
     assert errors["e.heic"]["line"] == 6 and "unreadable image" in errors["e.heic"]["error"]
     assert "not listed" in errors["not-listed.webp"]["error"]

@@ -141,9 +141,9 @@ def match(reported: Sequence[str], expected: Sequence[str]) -> tuple[int, list[s
     return matched, missing, extra
 
 
-def images_in(folder: Path) -> set[str]:
-    """The image files under ``folder`` as paths relative to it, subfolders reached through symbolic
-    links included (a data set is often linked in rather than copied); a link back up is walked once."""
+def files_in(folder: Path) -> set[str]:
+    """The files under ``folder`` as paths relative to it, subfolders reached through symbolic links
+    included (a data set is often linked in rather than copied); a link back up is walked once."""
     found: set[str] = set()
     walked: set[str] = set()
     for root, subfolders, files in os.walk(folder, followlinks=True):
@@ -154,7 +154,7 @@ def images_in(folder: Path) -> set[str]:
         walked.add(real)
         for name in files:
             path = Path(root) / name
-            if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file():
+            if path.is_file():
                 found.add(path.relative_to(folder).as_posix())
     return found
 
@@ -169,20 +169,20 @@ def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dic
 
     labels = labels if labels is not None else read_labels(folder)
     problems = list(labels.problems)
-    on_disk = images_in(folder)
+    on_disk = files_in(folder)
     n_images = n_cards = n_reported = n_matched = n_exact = 0
     times: list[float] = []
     misses: list[dict[str, Any]] = []
     for image, (number, expected) in labels.entries.items():
         path = folder / image
-        if not path.is_file():
+        if image not in on_disk:
             problems.append(Problem(str(path), number, "listed in labels.csv but not a file in the folder"))
             continue
         # Any file the labels name is read, whatever its suffix: OpenCV tells an image by its content.
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if frame is None:
-            problems.append(Problem(str(path), number, "unreadable image (OpenCV reads JPEG, PNG, BMP, TIFF, "
-                                                       "WebP: convert a HEIC photo to JPEG)"))
+            problems.append(Problem(str(path), number, f"unreadable image (OpenCV reads {', '.join(IMAGE_SUFFIXES)}; "
+                                                       "convert a HEIC photo to JPEG)"))
             continue
         start = time.perf_counter()
         detections = recognizer.detect(frame)
@@ -197,7 +197,7 @@ def evaluate(folder: Path, recognizer: Any, labels: Labels | None = None) -> dic
             n_exact += 1
         else:
             misses.append({"image": image, "missing": missing, "extra": extra})
-    unlabelled = sorted(on_disk - labels.entries.keys())
+    unlabelled = sorted(p for p in on_disk - labels.entries.keys() if Path(p).suffix.lower() in IMAGE_SUFFIXES)
     for image in unlabelled:
         problems.append(Problem(str(folder / image), None, "image not listed in labels.csv (not evaluated)"))
     return {
