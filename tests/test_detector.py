@@ -530,6 +530,32 @@ def test_a_card_the_geometry_proposes_but_cannot_read_is_left_to_the_detector() 
                for p in Recognizer(classifier=reader, detector=_Told([wider])).propose(frame))
 
 
+class _ReadsQueenOfSpadesAtTheRight(_ReadsInkAtTheRight):
+    """:class:`_ReadsInkAtTheRight`, but reading QH at ``confidence`` where no ink lies at the right: the
+    geometry's proposal of the card and the detector's corner a tenth wider read two codes."""
+
+    def __init__(self, confidence: float) -> None:
+        self.confidence = confidence
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = super().classify(patches)
+        plain = out[:, -1] == 1.0
+        out[plain, CLASSES.index("QH")], out[plain, -1] = self.confidence, 1.0 - self.confidence
+        return out
+
+
+@pytest.mark.parametrize(("geometry_read", "reported"), [(0.85, "QS"), (0.95, "QH")])
+def test_a_card_the_geometry_reads_unsurely_is_read_at_the_detectors_corner_too(geometry_read: float,
+                                                                               reported: str) -> None:
+    """A learned corner at a card the geometry read under 0.9 is read too, and the surer read stands
+    (a shaken 6H the geometry reads 5H); at a card read surely it adds nothing and is not read."""
+    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+    wider = corner._replace(width=1.1 * corner.width)     # the same card's corner, as the detector sizes it
+    reader = _ReadsQueenOfSpadesAtTheRight(geometry_read)
+    rec = Recognizer(classifier=reader, detector=_Told([wider]), read_again=False)
+    assert [d.code for d in rec.detect(_grey_desk_with_a_card(corner))] == [reported]
+
+
 def test_a_corner_sized_off_the_table_is_read_at_the_tables_width_beside_the_geometry_too() -> None:
     """A card beneath another shows one corner, whose look can size it a third off: beside the geometry
     as alone, it is read at the width of the table's other cards as well, and found there."""

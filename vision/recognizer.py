@@ -80,6 +80,10 @@ _DOUBTED = 0.2
 """A card the geometry read this surely, but under ``min_confidence``, may be there: the detector's
 closer look takes in its place too (a far card of a table seen at an angle, grown at the near ones' width).
 A read spread thinner over many codes is no card's."""
+_KNOWN = 0.9
+"""A card the geometry read this surely explains the learned corners at it; those of a card read less
+surely are read too, at the detector's pose, and the surer read stands (models/MODEL_CARD.md: 0.8 to 0.95
+read the validation folders alike)."""
 _WORTH_A_LOOK = 0.7
 """Beside the geometry, a first look's corner scored under this is no reason for the detector's closer
 look: the geometry reads the table's cards, and such a corner is most often a hand's or a covered card's
@@ -567,7 +571,7 @@ class Recognizer:
         top-left one.
 
         The detector hands on only the corners its index map says hold an index.  Beside the geometry
-        (``beside``: the cards it read), none of a card read already, each card
+        (``beside``: the cards it read), none of a card read surely (``_KNOWN``) already, each card
         once, each read surely, the closer look taking in the places of the cards it read in doubt
         (``doubted``): the detector sees cards where the geometry's whiteness cannot (a white
         card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
@@ -592,8 +596,10 @@ class Recognizer:
             # read wins.
             return hypotheses(sized_alike(self.detector.find(frame, also=also)), doubtful=False)
 
-        # The cards read, in working pixels: a corner at one of theirs is a card read already.
-        known = [_detect.Hypothesis(back @ c.card_to_frame, c.width * sx, -1) for c in beside]
+        # The cards read surely, in working pixels: a corner at one of theirs is a card read already.  A card
+        # read less surely leaves its corners to be read again where the detector puts them, and of the two
+        # reads the surer stands (the table photos shaken: a 6H the geometry read 5H, read 6H there).
+        known = [_detect.Hypothesis(back @ c.card_to_frame, c.width * sx, -1) for c in beside if c.confidence >= _KNOWN]
 
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
             sure = [c for c in corners if c.score >= _WORTH_A_LOOK]
