@@ -196,9 +196,9 @@ class Recognizer:
     when ``classifier`` is the shipped corner reader too, and to none beside
     any other classifier (a test double's reads stay its own).  ``detector``
     (such as :class:`vision.detector.CardDetector`) adds the corners it finds
-    where the geometry read no card, each read as the geometry's are but
+    where the geometry read no card surely, each read as the geometry's are but
     only where read surely: the cards of a table whose look the geometry's
-    whiteness does not fit, or that it sized wrong.  It defaults to the
+    whiteness does not fit, or that it sized or framed wrong.  It defaults to the
     shipped detector beside the shipped corner reader, and to none beside
     any other classifier.
     ``geometry=False`` leaves the frame's geometry out: the detector's corners
@@ -240,8 +240,8 @@ class Recognizer:
             read = [c for c in candidates if c.confidence >= self.min_confidence]
             doubted = [c for c in candidates if _DOUBTED <= c.confidence < self.min_confidence]
             if read:
-                # The learned corners where the geometry read no card: a proposal that read nothing (a
-                # far card sized as the near ones, an outline askew) leaves its card to them.
+                # The learned corners where the geometry read no card surely: a proposal that read nothing
+                # or little (a far card sized as the near ones, an outline askew) leaves its card to them.
                 # On a table as white as its cards the geometry reads few of them, and the detector's
                 # first look misses small ones: its closer look then takes in the whole frame.
                 value = looks.value
