@@ -556,6 +556,36 @@ def test_a_card_the_geometry_reads_unsurely_is_read_at_the_detectors_corner_too(
     assert [d.code for d in rec.detect(_grey_desk_with_a_card(corner))] == [reported]
 
 
+class _ReadsUprightIndex:
+    """A corner reader double that reads an index only where ink fills the glyph's box (``_GLYPH``) of the
+    patch, the corner turned as its card is: QS on a white card, QH inked on the grey desk."""
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        upright = (patches[:, 10:38, 7:13].max(axis=3) < 60).mean(axis=(1, 2)) > 0.8
+        desk = patches.reshape(len(patches), -1).mean(axis=1) < 180
+        out[upright & ~desk, CLASSES.index("QS")] = 0.98
+        out[upright & desk, CLASSES.index("QH")] = 0.98
+        out[:, -1] = np.where(upright, 0.02, 1.0)
+        return out
+
+
+def test_a_learned_corner_beside_the_geometrys_cards_is_read_at_its_later_take_too() -> None:
+    """The detector hands on a corner measured by its neighbour first (here 15 degrees askew: a row's
+    KH) and then as its own look sees it.  Beside the geometry's cards, as alone, the later take is
+    read where the first reads nothing, and the card is found there."""
+    corner = CardCorner(900.0, 300.0, 0.0, 120.0, 0.9)
+    askew = corner._replace(angle=math.radians(15))
+    frame = _inked(_grey_desk_with_a_card(CardCorner(300.0, 200.0, 0.0, 120.0, 0.9)), corner, _GLYPH)
+    reader = _ReadsUprightIndex()
+    assert [d.code for d in Recognizer(classifier=reader, detector=_Told([askew]), read_again=False).detect(frame)] \
+        == ["QS"]
+    found = Recognizer(classifier=reader, detector=_Told([askew, corner]), read_again=False).detect(frame)
+    assert sorted(d.code for d in found) == ["QH", "QS"]
+    (queen,) = (d for d in found if d.code == "QH")
+    assert np.allclose(queen.outline[:2], [(900.0, 300.0), (1020.0, 300.0)], atol=1.0)
+
+
 def test_a_corner_sized_off_the_table_is_read_at_the_tables_width_beside_the_geometry_too() -> None:
     """A card beneath another shows one corner, whose look can size it a third off: beside the geometry
     as alone, it is read at the width of the table's other cards as well, and found there."""

@@ -205,8 +205,8 @@ def paired(corners: list[CardCorner]) -> list[CardCorner]:
     corner's turn and width again: two points measured, where one corner's
     look at a small card can be a fifth too wide and half a right angle
     askew.  Both are kept, for the reader to tell which reads, the
-    measured one first: where only one of alike corners is read (beside the
-    geometry's cards, :func:`vision._detect.unique`), the first is.
+    measured one first: the recogniser reads the other only where the first
+    reads no card surely at the table's width.
 
     >>> top_left = CardCorner(100.0, 100.0, 0.3, 66.0, 0.9)      # an upright card 80 px wide, seen askew
     >>> top_right = CardCorner(180.0, 100.0, math.pi / 2, 80.0, 0.9)

@@ -572,10 +572,10 @@ class Recognizer:
 
         The detector hands on only the corners its index map says hold an index.  Beside the geometry
         (``beside``: the cards it read), none of a card read surely (``_KNOWN``) already, each card
-        once, each read surely, the closer look taking in the places of the cards it read in doubt
-        (``doubted``): the detector sees cards where the geometry's whiteness cannot (a white
-        card on a white desk, a glossy cloth, the far side of a table seen at an angle), so no mask
-        may hold them back.  Alone (no ``beside``): every one, and those of the places of
+        once (with its later takes, :func:`_first_takes`), each read surely, the closer look taking
+        in the places of the cards it read in doubt (``doubted``): the detector sees cards where the
+        geometry's whiteness cannot (a white card on a white desk, a glossy cloth, the far side of a
+        table seen at an angle), so no mask may hold them back.  Alone (no ``beside``): every one, and those of the places of
         ``doubted``.  Either way, those of a close-up's looks too (a blurred close-up gives the
         geometry no edge), and each at the table's card width too
         (:func:`~vision.detector.sized_alike`): a card beneath another shows one corner, whose look
@@ -606,7 +606,13 @@ class Recognizer:
             return [sure[h.corner] for h in _detect.new_to(hypotheses(sure, True), known, anyhow=True)]
 
         found = sized_alike(self.detector.find(frame, unseen=unseen, also=also, everywhere=everywhere))
-        return _detect.new_to(_detect.unique(hypotheses(found, True)), known)
+        # Each new corner once, with its later takes, which are read as alone where no sure card of the
+        # table's width read that corner (:meth:`_candidates`): a row's KH, whose first take a neighbour's
+        # corner measured 16 degrees askew, read nothing there.
+        first, later = _first_takes(hypotheses(found, True))
+        new = _detect.new_to(_detect.unique(first), known)
+        taken = {_origin(h) for h in new}
+        return new + _detect.new_to([h for h in later if _origin(h) in taken], known)
 
     @staticmethod
     def _combine(own: np.ndarray, other: np.ndarray, card_to_frame: np.ndarray, width: float,
@@ -907,11 +913,16 @@ def _first_takes(hyps: list[_detect.Hypothesis]) -> tuple[list[_detect.Hypothesi
     later: list[_detect.Hypothesis] = []
     taken: set[tuple[float, float]] = set()
     for h in hyps:
-        at = (float(h.card_to_work[0, 2]), float(h.card_to_work[1, 2]))
+        at = _origin(h)
         (later if h.learned and at in taken else first).append(h)
         if h.learned:
             taken.add(at)
     return first, later
+
+
+def _origin(h: _detect.Hypothesis) -> tuple[float, float]:
+    """Where ``h`` puts its card's top-left corner (working px): a learned corner's takes share it."""
+    return float(h.card_to_work[0, 2]), float(h.card_to_work[1, 2])
 
 
 def _typical_width(cards: list[_Candidate]) -> float | None:
