@@ -575,9 +575,9 @@ class Recognizer:
         once (with its later takes, :func:`_first_takes`), each read surely, the closer look taking
         in the places of the cards it read in doubt (``doubted``): the detector sees cards where the
         geometry's whiteness cannot (a white card on a white desk, a glossy cloth, the far side of a
-        table seen at an angle), so no mask may hold them back.  Alone (no ``beside``): every one, and those of the places of
-        ``doubted``.  Either way, those of a close-up's looks too (a blurred close-up gives the
-        geometry no edge), and each at the table's card width too
+        table seen at an angle), so no mask may hold them back.  Alone (no ``beside``): every one,
+        and those of the places of ``doubted``.  Either way, those of a close-up's looks too (a
+        blurred close-up gives the geometry no edge), and each at the table's card width too
         (:func:`~vision.detector.sized_alike`): a card beneath another shows one corner, whose look
         can size it a third off.
         """
