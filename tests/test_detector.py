@@ -351,7 +351,7 @@ def test_a_dim_frames_cards_are_found_as_a_lit_ones() -> None:
 
 def test_a_dim_frames_grain_is_smoothed_before_the_looks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Lifted to white, a dim frame's grain is lifted with its light (a webcam at night): its looks see it
-    smoothed by as much; a frame lit well is looked at as it is."""
+    smoothed first; a frame lit well is looked at as it is."""
     detector = CardDetector()
     seen: list[np.ndarray] = []
 
@@ -674,6 +674,31 @@ def test_beside_the_geometry_only_a_sure_corner_calls_for_a_closer_look() -> Non
     assert detector.unseen is not None
     weak, sure = CardCorner(900.0, 500.0, 0.0, 120.0, 0.65), CardCorner(1000.0, 300.0, 0.5, 120.0, 0.75)
     assert detector.unseen([corner, weak, sure]) == [sure]
+
+
+class _ReadsNothingOnBacks(_ReadsQueenAt):
+    """:class:`_ReadsQueenAt`, but reading ``none`` at 0.95 where the patch is mostly a dark back's."""
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = super().classify(patches)
+        back = patches.reshape(len(patches), -1).mean(axis=1) < 80
+        out[back, :-1], out[back, -1] = 0.0, 0.95
+        out[back, CLASSES.index("QS")] = 0.05
+        return out
+
+
+def test_beside_the_geometry_a_corner_the_reader_dismisses_calls_for_no_closer_look() -> None:
+    """A first-look corner that the corner reader calls ``none`` surely where that look puts it (a
+    face-down card's back, which the detector hands on as an index corner) is no reason for the second
+    look beside the geometry; one it reads anything at is."""
+    corner = CardCorner(400.0, 200.0, 0.0, 120.0, 0.9)
+    frame = _grey_desk_with_a_card(corner)
+    frame[450:650, 900:1050] = 30                                     # a face-down card's dark back
+    detector = _Asked()
+    Recognizer(classifier=_ReadsNothingOnBacks(0.95), detector=detector, read_again=False).detect(frame)
+    assert detector.unseen is not None
+    on_back, on_desk = CardCorner(910.0, 460.0, 0.0, 120.0, 0.9), CardCorner(1000.0, 100.0, 0.0, 120.0, 0.9)
+    assert detector.unseen([on_back, on_desk]) == [on_desk]
 
 
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")

@@ -64,6 +64,9 @@ _CLOSE = 90.0
 """Where the sure corners' median card is this wide (px at a look) or wider, a look at half that size
 follows (a close-up): the network sizes wider cards too narrow (a 274-px card as 170) and its index map
 misses their corners (models/MODEL_CARD.md)."""
+_GRAIN = 2.0
+"""How many times more a lifted frame is smoothed than would lower white noise as much as the lift
+raised it: chosen on the validation folders among 1, 1.5, 2 and 3 (models/MODEL_CARD.md)."""
 _LEAST = 128
 """The least long side of a close-up look (a 224-px card photo is looked at down to 160)."""
 _LOOK_AGAIN = math.log(1.3)
@@ -314,9 +317,10 @@ class CardDetector:
         k = self.size / max(h, w)
         gain = lift(cv2.resize(frame_bgr, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_NEAREST))
         if gain > 1.0:
-            # A dim frame's grain is lifted with its light: smoothed by this much, white noise falls as
-            # much as the lift raises it (by 2 sqrt(pi) sigma for a Gaussian of sigma px).
-            frame_bgr = cv2.GaussianBlur(frame_bgr, (0, 0), gain / (2 * math.sqrt(math.pi)))
+            # A dim frame's grain is lifted with its light.  A Gaussian of sigma px lowers white noise by
+            # 2 sqrt(pi) sigma, but a camera's grain is coarser (JPEG and demosaicing spread each speck
+            # over its neighbours) and falls less: smoothed by _GRAIN times what white noise would need.
+            frame_bgr = cv2.GaussianBlur(frame_bgr, (0, 0), _GRAIN * gain / (2 * math.sqrt(math.pi)))
         found = self.look(frame_bgr, self.size, gain=gain)
         close = self.closer_up(frame_bgr, found, gain=gain)
         again = self.second_size(frame_bgr, found)

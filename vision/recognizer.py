@@ -88,6 +88,10 @@ _WORTH_A_LOOK = 0.7
 """Beside the geometry, a first look's corner scored under this is no reason for the detector's closer
 look: the geometry reads the table's cards, and such a corner is most often a hand's or a covered card's
 (alone, they are the only evidence of the far cards, and all count)."""
+_DISMISSED = 0.9
+"""Beside the geometry, a first look's corner that the reader calls ``none`` this surely where that look
+puts it is no reason for the closer look: the backs of face-down cards, handed on as index corners, took
+most of a 15-card frame's closer look (models/MODEL_CARD.md)."""
 _TABLE_CARD = 0.45
 """No card on a table is wider than this share of the picture's long side (a table's straight rim
 would otherwise pass for one); a wider card is looked for only where none is found (a close-up)."""
@@ -603,7 +607,10 @@ class Recognizer:
 
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
             sure = [c for c in corners if c.score >= _WORTH_A_LOOK]
-            return [sure[h.corner] for h in _detect.new_to(hypotheses(sure, True), known, anyhow=True)]
+            new = [sure[h.corner] for h in _detect.new_to(hypotheses(sure, True), known, anyhow=True)]
+            # A corner the reader dismisses where the first look puts it is most often a face-down card's.
+            reads = self._read(frame, [c.card_to_frame() for c in new]) if new else np.zeros((0, len(CLASSES)))
+            return [c for c, p in zip(new, reads.tolist()) if p[_NONE] < _DISMISSED]
 
         found = sized_alike(self.detector.find(frame, unseen=unseen, also=also, everywhere=everywhere))
         # Each new corner once, with its later takes, which are read as alone where no sure card of the
