@@ -608,9 +608,11 @@ class Recognizer:
         def unseen(corners: list[CardCorner]) -> list[CardCorner]:
             sure = [c for c in corners if c.score >= _WORTH_A_LOOK]
             new = [sure[h.corner] for h in _detect.new_to(hypotheses(sure, True), known, anyhow=True)]
+            if not new:
+                return new
             # A corner the reader dismisses where the first look puts it is most often a face-down card's.
-            reads = self._read(frame, [c.card_to_frame() for c in new]) if new else np.zeros((0, len(CLASSES)))
-            return [c for c, p in zip(new, reads.tolist()) if p[_NONE] < _DISMISSED]
+            reads = self._read(frame, [c.card_to_frame() for c in new])
+            return [c for c, p in zip(new, reads[:, _NONE].tolist()) if p < _DISMISSED]
 
         found = sized_alike(self.detector.find(frame, unseen=unseen, also=also, everywhere=everywhere))
         # Each new corner once, with its later takes, which are read as alone where no sure card of the
