@@ -14,7 +14,7 @@ import pytest
 
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, ModelError
-from vision.detector import CARD_PX, DEFAULT_DETECTOR, STRIDE, WIDTH_UNIT, CardCorner, CardDetector, decode, paired, sized_alike
+from vision.detector import CARD_PX, DEFAULT_DETECTOR, MAPS, STRIDE, WIDTH_UNIT, CardCorner, CardDetector, decode, paired, sized_alike
 from vision.recognizer import Recognizer, _NoCards
 from vision.render import PlacedCard, render_scene, table_background
 
@@ -374,6 +374,28 @@ def test_a_dim_frames_grain_is_smoothed_before_the_looks(monkeypatch: pytest.Mon
     table = (slice(0, 250), slice(0, 500))
     assert gains[0] > 3
     assert seen[0][table].std() * gains[0] < dim[table].std() / 1.5
+
+
+@pytest.mark.parametrize("size", [640, 900, 1100])
+def test_a_shrunk_look_averages_every_pixel(size: int) -> None:
+    """A look smaller than the frame sees each of its pixels as the average of the frame's under it: each
+    takes in both kinds of a print of one-pixel lines, whether the look halves the frame (a camera frame's
+    first look, an even grey) or shrinks it by less (a photo's second look), where bilinear sampling lands
+    on some lines whole and misses others."""
+    detector = CardDetector()
+    seen: list[np.ndarray] = []
+
+    class Session:
+        def run(self, names: object, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+            seen.append(feed["frame"])
+            gh, gw = feed["frame"].shape[2:]
+            return [np.zeros((1, MAPS, gh // 4, gw // 4), np.float32)]
+
+    detector._session = Session()
+    lines = np.zeros((704, 1280, 3), np.uint8)
+    lines[:, ::2] = 255
+    detector.look(lines, size)
+    assert seen[0].min() > 30 and seen[0].max() < 225
 
 
 class _Told:
