@@ -648,6 +648,10 @@ def measure_edges(corners: list[Corner], *, min_length: float) -> None:
     least ``min_length`` away wins, so the little corners of such a notch do
     not count.  The displacement is stored on A, so a card seen whole gets its
     exact width, height and skew.
+
+    One of an edge's two ends sees more than half of it, so more than half of
+    ``min_length``: only pairs with such a corner are measured (a busy cloth's
+    thousand tiny right angles are not measured against each other).
     """
     n = len(corners)
     if n < 2:
@@ -655,20 +659,27 @@ def measure_edges(corners: list[Corner], *, min_length: float) -> None:
     pts = np.array([c.point for c in corners])
     dirs = {"u": np.array([c.u for c in corners]), "v": np.array([c.v for c in corners])}
     seen = {"u": np.array([c.seen_u for c in corners]), "v": np.array([c.seen_v for c in corners])}
-    d = pts[None, :, :] - pts[:, None, :]            # d[a, b] = b - a
-    dist = np.hypot(d[..., 0], d[..., 1])
-    for axis, other_axis in (("u", "v"), ("v", "u")):
-        along, other, seen_a = dirs[axis], dirs[other_axis], seen[axis]
-        ahead = (np.einsum("abk,ak->ab", d, along) >= _PARALLEL_COS * dist) & (dist >= min_length)
-        ok = np.zeros((n, n), bool)
-        for back, side, seen_b in ((dirs["u"], dirs["v"], seen["u"]), (dirs["v"], dirs["u"], seen["v"])):
-            ok |= ((along @ back.T) < -_PARALLEL_COS) & ((other @ side.T) > _PARALLEL_COS) \
-                & (seen_a[:, None] + seen_b[None, :] > 0.85 * dist) \
-                & (np.maximum(seen_a[:, None], seen_b[None, :]) > 0.5 * dist)
-        ok &= ahead
-        nearest = np.where(ok, dist, np.inf).argmin(axis=1)
-        for a in np.flatnonzero(ok.any(axis=1)).tolist():
-            setattr(corners[a], "edge_" + axis, d[a, nearest[a]].copy())
+    long = np.flatnonzero(np.maximum(seen["u"], seen["v"]) > 0.5 * min_length)
+    short = np.setdiff1d(np.arange(n), long)
+    # Rows: the corners whose edges are measured; columns, in order, the corners that may end them.
+    for rows, cols in ((long, np.arange(n)), (short, long)):
+        if not len(rows) or not len(cols):
+            continue
+        d = pts[None, cols, :] - pts[rows, None, :]            # d[a, b] = b - a
+        dist = np.hypot(d[..., 0], d[..., 1])
+        for axis, other_axis in (("u", "v"), ("v", "u")):
+            along, other, seen_a = dirs[axis][rows], dirs[other_axis][rows], seen[axis][rows]
+            ahead = (np.einsum("abk,ak->ab", d, along) >= _PARALLEL_COS * dist) & (dist >= min_length)
+            ok = np.zeros(dist.shape, bool)
+            for back, side, seen_b in ((dirs["u"][cols], dirs["v"][cols], seen["u"][cols]),
+                                       (dirs["v"][cols], dirs["u"][cols], seen["v"][cols])):
+                ok |= ((along @ back.T) < -_PARALLEL_COS) & ((other @ side.T) > _PARALLEL_COS) \
+                    & (seen_a[:, None] + seen_b[None, :] > 0.85 * dist) \
+                    & (np.maximum(seen_a[:, None], seen_b[None, :]) > 0.5 * dist)
+            ok &= ahead
+            nearest = np.where(ok, dist, np.inf).argmin(axis=1)
+            for k in np.flatnonzero(ok.any(axis=1)).tolist():
+                setattr(corners[rows[k]], "edge_" + axis, d[k, nearest[k]].copy())
 
 
 def seen_whole(corners: list[Corner], *, max_width: float) -> list[float]:
@@ -1140,21 +1151,6 @@ def card_quads(filled: np.ndarray, *, min_share: float = 0.15) -> list[Hypothesi
                 continue   # far from a card's shape this way up
             to_work = cv2.getPerspectiveTransform(card, np.array([tl, tr, br, bl], np.float32)).astype(np.float64)
             out.append(Hypothesis(to_work, across, -1))
-    return out
-
-
-def width_ladder(min_width: float, max_width: float, *, step: float = 1.25) -> list[float]:
-    """Card widths from ``min_width`` up to ``max_width``, each ``step`` times the last.
-
-    >>> [round(w) for w in width_ladder(20, 50)]
-    [20, 25, 31, 39, 49]
-    """
-    if min_width <= 0 or step <= 1:
-        raise ValueError(f"need min_width > 0 and step > 1, got {min_width!r} and {step!r}")
-    out, width = [], min_width
-    while width <= max_width:
-        out.append(width)
-        width *= step
     return out
 
 

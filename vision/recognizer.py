@@ -143,8 +143,6 @@ class _Looks(NamedTuple):
     """At the scene's card widths, and the picture itself as one card."""
     close_up: Callable[[], list[_detect.Hypothesis]]
     """One card seen close up (worked out only where asked for)."""
-    any_size: Callable[[], list[_detect.Hypothesis]]
-    """Every corner at every card size (worked out only where asked for)."""
     value: np.ndarray | None
     """The working whiteness, for :func:`~vision._detect.snap_edges` (None without the geometry)."""
     to_frame: np.ndarray
@@ -271,11 +269,6 @@ class Recognizer:
             # grown from a corner could only be reported as table cards, and none is wanted here).
             quads = [h for h in looks.close_up() if h.corner < 0]
             whole += self._candidates(frame, quads, looks.value, looks.to_frame)[1]
-        if not any(c.confidence >= self.min_confidence for c in candidates + whole):
-            # Still nothing: perhaps a lone card whose four edges the scene's card width was not
-            # taken from (a mug's rim, a book's lines and a chip's outvote them).  Every size is tried.
-            more, _ = self._candidates(frame, looks.any_size(), looks.value, looks.to_frame)
-            candidates += _read_alike_twice([c for c in more if c.confidence >= self.min_confidence])
         whole = [c for c in whole if c.code != _JOKER or _a_joker(c)]
         if whole:
             # A card filling the picture: both frame corners read as the same card,
@@ -473,9 +466,7 @@ class Recognizer:
 
         For tuning and for tests of the detection half: a card the recogniser
         misses but whose index corner is proposed here was misread, not unseen.
-        The last resort's hypotheses, every outline corner at every size, are
-        left out: they would put a box at every corner of the picture (and
-        ``models.data`` mines the table's false alarms from these).  Beside the
+        ``models.data`` mines the table's false alarms from these.  Beside the
         geometry, every learned corner is among them: which are read depends
         on what the geometry's hypotheses read (:meth:`detect`).
         """
@@ -502,7 +493,7 @@ class Recognizer:
             # The learned corners alone, read as surely as any card: there is no frame geometry to
             # second (__init__ refuses geometry=False without a detector), nor a working image to make.
             learned = self._learned(frame, to_frame)
-            return _Looks(learned + _detect.frame_hypotheses(ww, wh), list, list, None, to_frame)
+            return _Looks(learned + _detect.frame_hypotheses(ww, wh), list, None, to_frame)
         # Area averaging only where it matters (big photos): a camera frame shrunk
         # by a quarter loses nothing to bilinear sampling, which costs far less.
         work = frame if scale == 1.0 else cv2.resize(
@@ -560,14 +551,7 @@ class Recognizer:
                              for h in _detect.hypotheses(corners, width, min_width=min_width, measured_only=True)]
                             ) + _detect.card_quads(filled)
 
-        def any_size() -> list[_detect.Hypothesis]:
-            """Every outline corner grown at every card size from the least to a table's largest, each a
-            quarter larger than the last (the classifier reads an index in a box up to 1.8 times too
-            loose), reported only when read surely."""
-            return screened([replace(h, doubtful=True) for width in _detect.width_ladder(min_width, max_width)
-                             for h in _detect.hypotheses(outer, width, min_width=min_width)])
-
-        return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, any_size, value, to_frame)
+        return _Looks(hyps + _detect.frame_hypotheses(ww, wh), close_up, value, to_frame)
 
     def _learned(self, frame: np.ndarray, to_frame: np.ndarray, *, beside: list[_Candidate] | None = None,
                  doubted: Sequence[_Candidate] = (), everywhere: bool = False) -> list[_detect.Hypothesis]:
@@ -845,21 +829,6 @@ def _a_table_beside(card: _Candidate, candidates: list[_Candidate]) -> bool:
             if c.confidence > card.confidence or w <= 0 or not (0 <= u / w <= CARD_SIZE[0] and 0 <= v / w <= CARD_SIZE[1]):
                 beside.add(c.code)
     return len(beside) >= _A_TABLE
-
-
-def _read_alike_twice(candidates: list[_Candidate]) -> list[_Candidate]:
-    """The candidates read alike (the same code at the same printed index) by another one too,
-    or alike at both their index corners.
-
-    Hypotheses grown at every size put a box at each corner again and again,
-    a quarter larger each time (:func:`vision._detect.unique` leaves one per
-    place and size).  A true index reads the same in the next box; a pip or
-    a face's detail that passes for one in one box rarely does in the next,
-    nor at the card's far corner.
-    """
-    printed = _one_printed_index(candidates)
-    return [c for i, c in enumerate(candidates)
-            if c.agreed or any(j != i and other.code == c.code and printed[i, j] for j, other in enumerate(candidates))]
 
 
 def _once_each(cards: list[_Candidate]) -> list[_Candidate]:
