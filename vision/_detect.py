@@ -868,13 +868,30 @@ _SHEARED = math.cos(math.radians(81))
 an overhead camera's perspective bends a card's corner by a few degrees, not by nine."""
 
 
+def _within(a: np.ndarray, b: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``(i, j)`` whose points ``a[i]`` and ``b[j]`` lie less than ``reach`` apart along x.
+
+    >>> _within(np.array([[0.0, 0.0], [10.0, 0.0]]), np.array([[9.0, 5.0], [1.0, 0.0], [30.0, 0.0]]), 2.0)
+    (array([0, 1]), array([1, 0]))
+    """
+    by_x = np.argsort(b[:, 0], kind="stable")
+    xs = b[by_x, 0]
+    lo = np.searchsorted(xs, a[:, 0] - reach, side="right")
+    hi = np.searchsorted(xs, a[:, 0] + reach, side="left")
+    counts = np.maximum(hi - lo, 0)
+    i = np.repeat(np.arange(len(a)), counts)
+    start = np.repeat(lo - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    return i, by_x[np.arange(len(i)) + start]
+
+
 def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
     """Drop hypotheses that put the same index corner at the same place, keeping the best measured.
 
     The same card turned half a turn (its other index corner taken for the
     top-left one) is the same card too: it is dropped and the one kept is
     marked ``twin``, so the recogniser reads both corners of one hypothesis
-    instead of the same two corners of two.
+    instead of the same two corners of two.  Only hypotheses that lie near
+    each other along x are compared (a busy cloth proposes a thousand).
     """
     if not hyps:
         return []
@@ -888,24 +905,27 @@ def unique(hyps: list[Hypothesis]) -> list[Hypothesis]:
     far = mats[:, :2, 0] * CARD_SIZE[0] + mats[:, :2, 1] * CARD_SIZE[1] + origin   # the opposite corner
     x_axis = mats[:, :2, 0] / (np.linalg.norm(mats[:, :2, 0], axis=1, keepdims=True) + 1e-12)
     width = np.array([h.width for h in hyps])
-    alike = np.abs(width[:, None] - width[None, :]) < 0.15 * width[None, :]
-    turn = x_axis @ x_axis.T
+    reach = 0.12 * width
 
-    reach2 = (0.12 * width[None, :]) ** 2
+    def alike(start: np.ndarray, turned: bool) -> list[list[int]]:
+        """For each hypothesis, in order, those alike in width whose origin lies near its ``start``
+        (and whose far corner near its origin, where ``turned`` half a turn), turned as it says."""
+        i, j = _within(start, origin, float(reach.max()))
+        d = start[i] - origin[j]
+        keep = (d[:, 0] ** 2 + d[:, 1] ** 2 < reach[j] ** 2) & (np.abs(width[i] - width[j]) < 0.15 * width[j])
+        turn = np.sum(x_axis[i] * x_axis[j], axis=1)
+        keep &= turn < -0.95 if turned else turn > 0.95
+        if turned:
+            e = origin[i] - far[j]
+            keep &= e[:, 0] ** 2 + e[:, 1] ** 2 < reach[j] ** 2
+        i, j = i[keep], j[keep]
+        by_row = np.lexsort((j, i))
+        out: list[list[int]] = [[] for _ in hyps]
+        for a, b in zip(i[by_row].tolist(), j[by_row].tolist()):
+            out[a].append(b)
+        return out
 
-    def near(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        d = a[:, None, :] - b[None, :, :]
-        return d[..., 0] ** 2 + d[..., 1] ** 2 < reach2
-
-    same = near(origin, origin) & (turn > 0.95) & alike
-    turned = near(far, origin) & near(origin, far) & (turn < -0.95) & alike
-    # Each hypothesis's alike and turned ones as plain lists, in order (numpy's per-call cost on
-    # one row at a time was most of the loop's).
-    same_as: list[list[int]] = [[] for _ in hyps]
-    turned_as: list[list[int]] = [[] for _ in hyps]
-    for pairs, into in ((same, same_as), (turned, turned_as)):
-        for i, j in zip(*(ix.tolist() for ix in np.nonzero(pairs))):
-            into[i].append(j)
+    same_as, turned_as = alike(origin, False), alike(far, True)
     kept = [False] * len(hyps)
     twins: set[int] = set()
     for i in range(len(hyps)):
