@@ -659,8 +659,8 @@ def measure_edges(corners: list[Corner], *, min_length: float) -> None:
     pts = np.array([c.point for c in corners])
     dirs = {"u": np.array([c.u for c in corners]), "v": np.array([c.v for c in corners])}
     seen = {"u": np.array([c.seen_u for c in corners]), "v": np.array([c.seen_v for c in corners])}
-    long = np.flatnonzero(np.maximum(seen["u"], seen["v"]) > 0.5 * min_length)
-    short = np.setdiff1d(np.arange(n), long)
+    is_long = np.maximum(seen["u"], seen["v"]) > 0.5 * min_length
+    long, short = np.flatnonzero(is_long), np.flatnonzero(~is_long)
     # Rows: the corners whose edges are measured; columns, in order, the corners that may end them.
     for rows, cols in ((long, np.arange(n)), (short, long)):
         if not len(rows) or not len(cols):
