@@ -12,7 +12,9 @@ piles, seen by a camera up to 35 degrees from vertical, at 640x480, 1280x720,
 (``SEEN``) at 22 px wide or more; a card reported that shows less is neither
 found nor false. The figures are split by frame size, and between cards
 seen whole and cards partly covered: a player's table is none of these, and
-a deck never seen is what every table brings. Needs the training extra and
+a deck never seen is what every table brings. The last line says how many
+of the cards missed the corner reader reads at their true outlines: those
+were lost where their corners were put, not to the deck. Needs the training extra and
 Debian's decks (models/README.md).
 
 ``--decks face-only`` deals the decks whose index the corner reader never
@@ -25,7 +27,8 @@ index corners that show, how many the learned detector finds (its own
 ``find``, within ``NEAR`` of the corner and turned within ``ALIKE``), how
 many of those the corner reader reads right at the detector's corner, at
 that corner turned to the card's true angle, and at the card's true
-outline; and how far the detector's turn is off, in degrees. A reader that
+outline (also a tenth narrower and wider, ``WIDTH_OFF``); and how far the
+detector's turn is off, in degrees. A reader that
 reads more at the true angle than at the detector's is held back by the
 detector's turn; one that misreads at the true outline, by the deck.
 """
@@ -106,13 +109,19 @@ def draw_table(synth: SceneSynth, deck: dict[str, FacePyramid], back: FacePyrami
     return Table(np.ascontiguousarray(canvas[:height, :width]), wanted, optional, corners)
 
 
+WIDTH_OFF = (0.9, 1.1)
+"""``--corners``: the true outline is read at these shares of the card's width too (about its corner), as
+far off as a detector's width often is."""
+
+
 class CornerReads:
     """``--corners``' tallies over the tables: index corners shown, found by the detector, read right
-    at the detector's corner, at it turned to the true angle, at the true outline; and the
-    detector's turn error (degrees) at each found."""
+    at the detector's corner, at it turned to the true angle, at the true outline (and at it a tenth
+    narrower and wider, ``WIDTH_OFF``); and the detector's turn error (degrees) at each found."""
 
     def __init__(self) -> None:
         self.shown = self.found = self.at_detector = self.at_true_angle = self.at_true_outline = 0
+        self.at_width_off = [0] * len(WIDTH_OFF)
         self.turn_off: list[float] = []
 
     def add(self, table: Table, detector: Corners, classifier: Classifier) -> None:
@@ -126,18 +135,21 @@ class CornerReads:
             x, y, angle, width = corner_pose(to_frame)
             near = [c for c in found if math.hypot(c.x - x, c.y - y) < NEAR * width
                     and abs(math.remainder(c.angle - angle, 2 * math.pi)) < ALIKE]
-            homographies.append(to_frame)
+            homographies += [to_frame] + [to_frame @ np.diag([k, k, 1.0]) for k in WIDTH_OFF]
+            true = len(homographies) - 1 - len(WIDTH_OFF)
             if not near:
-                asked.append((code, len(homographies) - 1, None))
+                asked.append((code, true, None))
                 continue
             best = min(near, key=lambda c: math.hypot(c.x - x, c.y - y))
             self.turn_off.append(math.degrees(math.remainder(best.angle - angle, 2 * math.pi)))
-            asked.append((code, len(homographies) - 1, len(homographies)))
+            asked.append((code, true, len(homographies)))
             homographies += [best.card_to_frame(), best._replace(angle=angle).card_to_frame()]
         read = [CLASSES[k] for k in classifier.classify(extract_patches(table.frame, homographies)).argmax(axis=1)]
         for code, true, at in asked:
             self.shown += 1
             self.at_true_outline += read[true] == code
+            for k in range(len(WIDTH_OFF)):
+                self.at_width_off[k] += read[true + 1 + k] == code
             if at is not None:
                 self.found += 1
                 self.at_detector += read[at] == code
@@ -153,11 +165,23 @@ class CornerReads:
                  f"read right at its corner  {share(self.at_detector, self.found)}",
                  f"  turned to the true angle {share(self.at_true_angle, self.found)}",
                  f"read right at the true outline {share(self.at_true_outline, self.shown)}"]
+        lines += [f"  {k:.1f} times as wide        {share(n, self.shown)}" for k, n in zip(WIDTH_OFF, self.at_width_off)]
         if self.turn_off:
             tenth, quarter, half, three, ninth = np.percentile(self.turn_off, [10, 25, 50, 75, 90])
             lines.append(f"detector's turn off (degrees): 10th {tenth:+.1f}, 25th {quarter:+.1f}, median {half:+.1f}, "
                          f"75th {three:+.1f}, 90th {ninth:+.1f} percentile")
         return lines
+
+
+def read_at_outlines(table: Table, codes: list[str], classifier: Classifier, least: float) -> int:
+    """How many of ``codes`` (cards of ``table`` the recogniser missed) the corner reader reads right,
+    at ``least`` or more, at one of their shown index corners' true outlines: those were lost where
+    their corners were put, the others to the deck, the light or too little of the index showing."""
+    corners = [(code, to_frame) for code, to_frame in table.corners if code in codes]
+    if not corners:
+        return 0
+    probs = classifier.classify(extract_patches(table.frame, [to_frame for _, to_frame in corners]))
+    return len({code for (code, _), p in zip(corners, probs) if p[CLASSES.index(code)] >= least})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,9 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     recognizer = Recognizer(classifier=classifier, faces=FaceReader(),
                             detector=None if args.no_detector else CardDetector(), geometry=not args.no_geometry)
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])   # cards, found, false
+    readable = 0   # missed cards read right at their true outlines
     for table in tables():
         reported = [d.code for d in recognizer.detect(table.frame)]
         _, missing, extra = match(reported, [c for c, _ in table.wanted])
+        readable += read_at_outlines(table, missing, classifier, recognizer.min_confidence)
         _, _, false = match(extra, table.optional)
         size = "{}x{}".format(*table.frame.shape[1::-1])
         counts[size][2] += len(false)
@@ -221,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
         precision = f"precision {n_found / (n_found + n_false):.3f}, " if key == "all" and n_found + n_false else ""
         false_text = f", {n_false} false" if key not in ("seen whole", "partly covered") else ""
         print(f"{key:15s} {precision}recall {n_found / max(1, n_cards):.3f} ({n_found} of {n_cards}{false_text})")
+    n_cards, n_found, _ = counts["all"]
+    print(f"missed          {n_cards - n_found}, of which {readable} read right at their true outlines "
+          f"(at {recognizer.min_confidence} or more: lost where their corners were put)")
     return 0
 
 

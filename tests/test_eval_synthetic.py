@@ -14,7 +14,7 @@ import pytest
 from models.data import FacePyramid
 from models.decks import Deck
 from models.scenes import SceneSynth, corner_pose
-from vision.classifier import CardClassifier
+from vision.classifier import CLASSES, CardClassifier
 from vision.detector import CardCorner
 from vision.render import card_back, card_face
 
@@ -94,6 +94,9 @@ def test_corner_reads_tally_each_shown_index_corner_and_the_detectors_turn(monke
     assert straight.at_detector == straight.at_true_angle >= 0.8 * shown
     assert turned.at_detector < turned.at_true_angle == straight.at_true_angle
     assert turned.at_true_outline == straight.at_true_outline >= 0.8 * shown
+    # A tenth narrower or wider, the true outline's reads do not hang on the detector either.
+    assert turned.at_width_off == straight.at_width_off and len(straight.at_width_off) == 2
+    assert all(0 < n <= shown for n in straight.at_width_off)
 
     missed = eval_synthetic.CornerReads()
     for table in tables:
@@ -101,6 +104,34 @@ def test_corner_reads_tally_each_shown_index_corner_and_the_detectors_turn(monke
     assert (missed.shown, missed.found, missed.turn_off) == (shown, 0, [])
     assert missed.at_true_outline == turned.at_true_outline
     assert "index corners shown" in "\n".join(turned.report()) and "+15.0" in turned.report()[-1]
+    assert any("1.1 times as wide" in line for line in turned.report())
+
+
+class _Reads:
+    """A corner reader that names one code (or ``none``) everywhere, as surely as ``p``."""
+
+    def __init__(self, code: str, p: float) -> None:
+        self.code, self.p = code, p
+
+    def classify(self, patches: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(patches), len(CLASSES)), np.float32)
+        out[:, CLASSES.index(self.code)] = self.p
+        out[:, -1] = 1.0 - self.p
+        return out
+
+
+def test_a_missed_card_counts_as_read_at_its_outline_only_where_its_own_code_is_read_surely(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(eval_synthetic, "SIZES", (((960, 720), 1.0),))
+    synth = SceneSynth([Deck("demo", {}, None)], seed=4)
+    table = next(t for t in (eval_synthetic.draw_table(synth, _pyramids(), None) for _ in range(8)) if t.corners)
+    codes = sorted({code for code, _ in table.corners})
+    one = codes[0]
+    assert eval_synthetic.read_at_outlines(table, codes, CardClassifier(), 0.6) >= 0.8 * len(codes)
+    assert eval_synthetic.read_at_outlines(table, codes, _Reads(one, 0.7), 0.6) == 1
+    assert eval_synthetic.read_at_outlines(table, codes, _Reads(one, 0.5), 0.6) == 0
+    assert eval_synthetic.read_at_outlines(table, codes[1:], _Reads(one, 0.9), 0.6) == 0
+    assert eval_synthetic.read_at_outlines(table, [], CardClassifier(), 0.6) == 0
 
 
 @pytest.mark.parametrize("decks, faces", [("held-out", False), ("face-only", True)])
