@@ -41,6 +41,10 @@ alone; ``--min-confidence``, ``--model``, ``--faces``, ``--detector``):
   pixels); the cards' print and the pips keep theirs.  For a coloured table,
   as the table photos' wood: a grey or black table's colour is the cards'
   own, and lifting it would wash out their print;
+* ``bright``: over-exposed by a third of a stop (1.26 times the light, clipped
+  at white), as a camera metering the dark floor round a light table
+  exposes it: the cards' white and the table's lightest clip together, and
+  a thin index's strokes thin out;
 * ``oblique``: seen from a camera tilted away from vertical, as from a shelf
   beside the table (the far edge 0.6 as wide as the near one, the depth
   foreshortened to 0.8);
@@ -189,6 +193,7 @@ CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "night": lambda f: _night(_camera(f)),
     "far": lambda f: _far(_camera(f)),
     "desk": _desk,
+    "bright": lambda f: _gain(f, (1.26, 1.26, 1.26)),
     "oblique": _oblique,
     "oblique90": lambda f: _oblique(cv2.rotate(f, cv2.ROTATE_90_CLOCKWISE)),
     "oblique180": lambda f: _oblique(cv2.rotate(f, cv2.ROTATE_180)),

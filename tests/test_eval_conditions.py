@@ -117,6 +117,19 @@ def test_desk_whitens_the_tables_own_colour_and_leaves_the_cards_print() -> None
     assert seen[127, 305].max() < 40                   # still ink
 
 
+def test_bright_clips_the_cards_white_and_thins_the_print() -> None:
+    """A third of a stop more light: a light wooden table's red clips, the card's white stays white,
+    and an index stroke's grey edge pales while its black core stays black."""
+    frame = np.zeros((100, 100, 3), np.uint8)
+    frame[:] = (150, 185, 210)                         # BGR: a light wooden table
+    frame[40:60, 40:60] = 240                          # the card
+    frame[50, 45:48] = 180                             # a stroke: black core between grey edges
+    frame[50, 46] = 0
+    seen = eval_conditions.CONDITIONS["bright"](frame).astype(int)
+    assert abs(seen[10, 10] - [189, 233, 255]).max() <= 1 and seen[45, 45].min() == 255
+    assert seen[50, 46].max() == 0 and 226 <= seen[50, 45].min() <= seen[50, 45].max() <= 227
+
+
 def test_motion_smears_along_the_rows_only() -> None:
     """A thin black bar on white, 3000 px wide: smeared over 12 px across it, untouched along it."""
     frame = np.full((200, 3000, 3), 250, np.uint8)

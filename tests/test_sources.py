@@ -269,10 +269,19 @@ def test_picamera_configures_for_fresh_frames_and_converts_xbgr(fake_picamera2):
     [pi] = fake_picamera2.instances
     assert pi.config_args["main"] == {"size": (32, 24), "format": "XBGR8888"}
     assert pi.config_args["queue"] is False and pi.config_args["buffer_count"] == 2
-    assert pi.config_args["controls"] == {"FrameRate": 12.0}
+    assert pi.config_args["controls"] == {"FrameRate": 12.0, "ExposureValue": -2 / 3}
     assert frame.image.shape == (24, 32, 3)
     assert frame.image[0, 0].tolist() == [10, 0, 200]  # B, G, R
     assert pi.closed and not pi.started
+
+
+def test_picamera_exposes_as_asked_within_the_cameras_range(fake_picamera2):
+    with PiCamera(size=(8, 8), exposure_value=0.0) as cam:
+        next(cam)
+    assert fake_picamera2.instances[0].config_args["controls"]["ExposureValue"] == 0.0
+    for stops in (-8.5, 9.0, float("nan")):
+        with pytest.raises(ValueError, match="exposure_value must be within"):
+            PiCamera(exposure_value=stops)
 
 
 def test_picamera_that_stops_answering_is_reopened(fake_picamera2):
