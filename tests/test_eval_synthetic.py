@@ -14,12 +14,13 @@ import pytest
 from models.data import FacePyramid
 from models.decks import Deck
 from models.scenes import SceneSynth, corner_pose
-from vision.classifier import CLASSES, CardClassifier
+from vision.classifier import CardClassifier
 from vision.detector import CardCorner
 from vision.render import card_back, card_face
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import eval_synthetic
+from reader_helpers import Reads
 
 CODES = ("AS", "7H", "QD", "TC", "2S", "9D", "KC", "5H")
 
@@ -107,19 +108,6 @@ def test_corner_reads_tally_each_shown_index_corner_and_the_detectors_turn(monke
     assert any("1.1 times as wide" in line for line in turned.report())
 
 
-class _Reads:
-    """A corner reader that names one code (or ``none``) everywhere, as surely as ``p``."""
-
-    def __init__(self, code: str, p: float) -> None:
-        self.code, self.p = code, p
-
-    def classify(self, patches: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(patches), len(CLASSES)), np.float32)
-        out[:, CLASSES.index(self.code)] = self.p
-        out[:, -1] = 1.0 - self.p
-        return out
-
-
 def test_a_missed_card_counts_as_read_at_its_outline_only_where_its_own_code_is_read_surely(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(eval_synthetic, "SIZES", (((960, 720), 1.0),))
@@ -128,9 +116,9 @@ def test_a_missed_card_counts_as_read_at_its_outline_only_where_its_own_code_is_
     codes = sorted({code for code, _ in table.corners})
     one = codes[0]
     assert eval_synthetic.read_at_outlines(table, codes, CardClassifier(), 0.6) >= 0.8 * len(codes)
-    assert eval_synthetic.read_at_outlines(table, codes, _Reads(one, 0.7), 0.6) == 1
-    assert eval_synthetic.read_at_outlines(table, codes, _Reads(one, 0.5), 0.6) == 0
-    assert eval_synthetic.read_at_outlines(table, codes[1:], _Reads(one, 0.9), 0.6) == 0
+    assert eval_synthetic.read_at_outlines(table, codes, Reads(one, 0.7), 0.6) == 1
+    assert eval_synthetic.read_at_outlines(table, codes, Reads(one, 0.5), 0.6) == 0
+    assert eval_synthetic.read_at_outlines(table, codes[1:], Reads(one, 0.9), 0.6) == 0
     assert eval_synthetic.read_at_outlines(table, [], CardClassifier(), 0.6) == 0
 
 

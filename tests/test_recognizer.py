@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
+from reader_helpers import Reads
 from vision import _detect
 from vision.classifier import CARD_SIZE, CLASSES, DEFAULT_MODEL, FACE_SHAPE, PATCH_SHAPE, FaceReader, extract_patch, rotate_180
 from vision.detection import Detection
@@ -883,7 +884,7 @@ class _ReadsAsideAs:
     more (the unsure cards' shifted reads) as 5S at ``aside``, 'none' for the rest."""
 
     def __init__(self, p: float, aside: float) -> None:
-        self.first, self.shifted = _Reads("5S", p), _Reads("5S", aside)
+        self.first, self.shifted = Reads("5S", p), Reads("5S", aside)
 
     def classify(self, patches: np.ndarray) -> np.ndarray:
         return (self.first if len(patches) < 4 else self.shifted).classify(patches)
@@ -907,10 +908,10 @@ class _ReadAgainAs6S:
     def classify(self, patches: np.ndarray) -> np.ndarray:
         self.calls += 1
         if len(patches) >= 4:
-            return _Reads("6S", 0.9).classify(patches)
-        out = _Reads("5S", 0.7).classify(patches)
+            return Reads("6S", 0.9).classify(patches)
+        out = Reads("5S", 0.7).classify(patches)
         if self.calls == 1:
-            out[0] = _Reads("5S", 0.99).classify(patches[:1])[0]
+            out[0] = Reads("5S", 0.99).classify(patches[:1])[0]
         return out
 
 
@@ -943,25 +944,12 @@ def test_a_solid_hypothesis_is_read_at_its_other_corner_when_its_own_is_covered(
     assert read_given(monkeypatch, _CoveredOwnCorner(), [lone_hypothesis(measured)]) == found
 
 
-class _Reads:
-    """Reads every patch as ``code`` with probability ``p`` (the rest spread as 'none')."""
-
-    def __init__(self, code: str, p: float) -> None:
-        self.code, self.p = code, p
-
-    def classify(self, patches: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(patches), len(CLASSES)), np.float32)
-        out[:, CLASSES.index(self.code)] = self.p
-        out[:, NONE] = 1.0 - self.p
-        return out
-
-
 @pytest.mark.parametrize("hypothesis", ["own corner", "whole picture"])
 @pytest.mark.parametrize("code, p, found", [("JK", 0.8, False), ("JK", 0.95, True), ("9H", 0.8, True)])
 def test_a_joker_must_be_read_surely_however_it_was_found(monkeypatch: pytest.MonkeyPatch, hypothesis: str,
                                                           code: str, p: float, found: bool) -> None:
     hyp = lone_hypothesis() if hypothesis == "own corner" else _detect.frame_hypotheses(300, 420)[0]
-    assert read_given(monkeypatch, _Reads(code, p), [hyp]) == ([code] if found else [])
+    assert read_given(monkeypatch, Reads(code, p), [hyp]) == ([code] if found else [])
 
 
 class _OwnCornerReads:
@@ -973,7 +961,7 @@ class _OwnCornerReads:
 
     def classify(self, patches: np.ndarray) -> np.ndarray:
         self.calls += 1
-        return _Reads(self.code if self.calls == 1 else "none", 0.98).classify(patches)
+        return Reads(self.code if self.calls == 1 else "none", 0.98).classify(patches)
 
 
 @pytest.mark.parametrize("code, face, found", [("JK", None, False), ("9H", None, True), ("JK", "JK", True),
