@@ -14,8 +14,8 @@ found nor false. The figures are split by frame size, and between cards
 seen whole and cards partly covered: a player's table is none of these, and
 a deck never seen is what every table brings. The last line says how many
 of the cards missed the corner reader reads at their true outlines: those
-were lost where their corners were put, not to the deck. Needs the training extra and
-Debian's decks (models/README.md).
+were lost where their corners were put, not to the deck. Needs the
+training extra and Debian's decks (models/README.md).
 
 ``--decks face-only`` deals the decks whose index the corner reader never
 learned (``models.decks.FACE_ONLY_DECKS``: a French R, D, V, a rank printed
@@ -28,9 +28,9 @@ index corners that show, how many the learned detector finds (its own
 many of those the corner reader reads right at the detector's corner, at
 that corner turned to the card's true angle, and at the card's true
 outline (also a tenth narrower and wider, ``WIDTH_OFF``); and how far the
-detector's turn is off, in degrees. A reader that
-reads more at the true angle than at the detector's is held back by the
-detector's turn; one that misreads at the true outline, by the deck.
+detector's turn is off, in degrees. A reader that reads more at the true
+angle than at the detector's is held back by the detector's turn; one that
+misreads at the true outline, by the deck.
 """
 
 from __future__ import annotations
