@@ -35,6 +35,9 @@ alone; ``--min-confidence``, ``--model``, ``--faces``, ``--detector``):
   the room round it out of focus (the picture itself, blurred); the table
   photos' cards are then about 65 pixels wide, the least docs/setup.md
   asks for;
+* ``small``: shrunk to 640 pixels wide, as a 640x480 webcam sees
+  a whole table: the table photos' cards are then about 44 pixels wide,
+  under what docs/setup.md asks for;
 * ``desk``: a white desk (the hardest table: cards as white as it): every pixel
   of the table's own colour (that of the picture's median) loses it and is
   lifted until the table stands at 97% of the cards' white (the brightest
@@ -77,9 +80,13 @@ if TYPE_CHECKING:  # built in main(), once the arguments are read
     from vision.recognizer import Recognizer
 
 
-def _camera(frame: np.ndarray) -> np.ndarray:
+def _shrunk(frame: np.ndarray, width: int) -> np.ndarray:
     h, w = frame.shape[:2]
-    return frame if w <= 1280 else cv2.resize(frame, (1280, round(h * 1280 / w)), interpolation=cv2.INTER_AREA)
+    return frame if w <= width else cv2.resize(frame, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)
+
+
+def _camera(frame: np.ndarray) -> np.ndarray:
+    return _shrunk(frame, 1280)
 
 
 def _jpeg(frame: np.ndarray, quality: int) -> np.ndarray:
@@ -192,6 +199,7 @@ CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "lens": _lens,
     "night": lambda f: _night(_camera(f)),
     "far": lambda f: _far(_camera(f)),
+    "small": lambda f: _shrunk(f, 640),
     "desk": _desk,
     "bright": lambda f: _gain(f, (1.26, 1.26, 1.26)),
     "oblique": _oblique,

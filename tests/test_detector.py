@@ -154,15 +154,21 @@ def test_a_neighbour_in_a_row_or_a_corner_out_of_reach_is_no_partner() -> None:
 @pytest.mark.skipif(not DEFAULT_DETECTOR.is_file(), reason="no shipped detector")
 def test_the_second_look_brings_the_cards_to_the_networks_best_width() -> None:
     """Cards 60 px wide in the first look are looked at again twice as large, within the frame's own
-    pixels and ``max_size``; cards near ``CARD_PX`` wide, or too few sure index corners, need no second look;
-    a close-up's are looked at smaller; of cards 60 and 100 px wide, the narrower decide; corners too few
-    or too unsure to size by are looked at as closely as the frame allows."""
+    pixels and ``max_size``, or beyond the frame's own where its cards are under ``_SMALL`` px wide in it
+    (a webcam's picture of a whole table: as far as makes them that wide); cards near ``CARD_PX`` wide,
+    or too few sure index corners, need no second look; a close-up's are looked at smaller; of cards 60
+    and 100 px wide, the narrower decide; corners too few or too unsure to size by are looked at as
+    closely as the frame allows."""
     detector = CardDetector(DEFAULT_DETECTOR, size=640, max_size=1600)
     four_k = np.zeros((2160, 3840, 3), np.uint8)
     small = [CardCorner(0.0, 0.0, 0.0, 60.0 * 6, 0.9)] * 3           # 60 px at 640 of 3840
     assert detector.second_size(four_k, small) == 1280
     assert CardDetector(DEFAULT_DETECTOR, max_size=1000).second_size(four_k, small) == 1000
     assert detector.second_size(np.zeros((720, 1280, 3), np.uint8), [c._replace(width=80.0) for c in small]) == 1280
+    webcam = np.zeros((480, 640, 3), np.uint8)
+    assert detector.second_size(webcam, [c._replace(width=40.0) for c in small]) == 1280   # enlarged twice: 80 px
+    assert detector.second_size(webcam, [c._replace(width=20.0) for c in small]) == 1600   # within max_size
+    assert detector.second_size(webcam, [c._replace(width=70.0) for c in small]) is None   # 80/70: too little
     assert detector.second_size(four_k, [c._replace(width=CARD_PX * 6) for c in small]) is None
     assert detector.second_size(four_k, small[:1]) == 1600          # too few sure corners to size by: closest
     assert detector.second_size(four_k, []) is None                   # nothing seen: nothing to look at

@@ -91,6 +91,18 @@ def test_far_keeps_the_frame_and_shrinks_the_table_into_its_middle() -> None:
     assert seen[95:115, 165:185].min() > 200            # the corner's square, shrunk onto the table's corner
 
 
+def test_small_is_a_webcams_picture_of_a_whole_table() -> None:
+    """A 3000x2000 photo's 210-px card is 44 to 45 px wide ``small``, in a 640x427 picture; a picture that
+    small already is left as it is."""
+    frame = np.full((2000, 3000, 3), 90, np.uint8)
+    frame[900:1110, 1400:1610] = 255
+    seen = eval_conditions.CONDITIONS["small"](frame)
+    assert seen.shape == (427, 640, 3)
+    assert 44 <= int((seen[213] > 170).all(axis=1).sum()) <= 45
+    webcam = np.full((480, 640, 3), 90, np.uint8)
+    assert eval_conditions.CONDITIONS["small"](webcam) is webcam
+
+
 def test_night_is_dark_grainy_and_the_same_each_time() -> None:
     """A white card at 30 % of the light, grainy, at the live frame's size; the same grain every run, so
     that two recognisers are compared on the same pictures."""

@@ -60,6 +60,10 @@ CARD_PX = 120.0
 recall rises with the width up to about this (models/MODEL_CARD.md)."""
 _SIZING = 0.7
 """The least score of a first look's corner whose width counts in the cards' width."""
+_SMALL = 80.0
+"""Cards narrower than this in the frame's own pixels (by the first look) are looked at again in the
+frame enlarged to make them so: enlarging adds no detail, but the network finds under half the corners
+of cards under 45 px wide and three quarters from 60 px (models/MODEL_CARD.md)."""
 _CLOSE = 90.0
 """Where the sure corners' median card is this wide (px at a look) or wider, a look at half that size
 follows (a close-up): the network sizes wider cards too narrow (a 274-px card as 170) and its index map
@@ -256,8 +260,8 @@ class CardDetector:
     wide the frame's cards are; a card about 20 px wide or more at that size
     is found.  Where they are far from ``CARD_PX`` wide there, a second look
     shrinks or enlarges the frame to make them so, up to ``max_size`` pixels
-    on its long side and never beyond the frame's own (enlarging a frame adds
-    no detail).  Each look lifts a dim frame to full white first, as the
+    on its long side, and beyond the frame's own only where its cards are
+    under ``_SMALL`` px wide in it (a webcam's 640x480 picture of a whole table).  Each look lifts a dim frame to full white first, as the
     cards' white is what the network knows.  ``threshold`` is the least score
     reported, ``index`` the least index probability (0 reports the plain
     corners too).
@@ -398,7 +402,8 @@ class CardDetector:
             closest = min(self.max_size, long_side)
             return closest if found and math.log(closest / self.size) > _LOOK_AGAIN else None
         seen = widths[len(widths) // 4] * self.size / long_side          # at the first look
-        again = int(min(max(self.size, min(self.max_size, long_side)), max(self.size / 2, self.size * CARD_PX / seen)))
+        own = long_side * max(1.0, _SMALL / widths[len(widths) // 4])    # enlarged where the cards are small
+        again = int(min(max(self.size, min(self.max_size, own)), max(self.size / 2, self.size * CARD_PX / seen)))
         return again if abs(math.log(again / self.size)) > _LOOK_AGAIN else None
 
     @staticmethod
