@@ -166,7 +166,7 @@ def test_the_second_look_brings_the_cards_to_the_networks_best_width() -> None:
     assert CardDetector(DEFAULT_DETECTOR, max_size=1000).second_size(four_k, small) == 1000
     assert detector.second_size(np.zeros((720, 1280, 3), np.uint8), [c._replace(width=80.0) for c in small]) == 1280
     webcam = np.zeros((480, 640, 3), np.uint8)
-    assert detector.second_size(webcam, [c._replace(width=40.0) for c in small]) == 1280   # enlarged twice: 80 px
+    assert detector.second_size(webcam, [c._replace(width=40.0) for c in small]) == 1280   # enlarged: 40-px cards 80 there
     assert detector.second_size(webcam, [c._replace(width=20.0) for c in small]) == 1600   # within max_size
     assert detector.second_size(webcam, [c._replace(width=70.0) for c in small]) is None   # 80/70: too little
     assert detector.second_size(four_k, [c._replace(width=CARD_PX * 6) for c in small]) is None

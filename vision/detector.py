@@ -261,7 +261,8 @@ class CardDetector:
     is found.  Where they are far from ``CARD_PX`` wide there, a second look
     shrinks or enlarges the frame to make them so, up to ``max_size`` pixels
     on its long side, and beyond the frame's own only where its cards are
-    under ``_SMALL`` px wide in it (a webcam's 640x480 picture of a whole table).  Each look lifts a dim frame to full white first, as the
+    under ``_SMALL`` px wide in it (a webcam's 640x480 picture of a whole
+    table).  Each look lifts a dim frame to full white first, as the
     cards' white is what the network knows.  ``threshold`` is the least score
     reported, ``index`` the least index probability (0 reports the plain
     corners too).
@@ -390,8 +391,10 @@ class CardDetector:
     def second_size(self, frame_bgr: np.ndarray, found: list[CardCorner]) -> int | None:
         """The long side of the look that makes the narrower cards of ``found`` (a look at ``size``)
         about ``CARD_PX`` wide, by its sure index corners (a patterned floor's or a rim's corners hold
-        none); where it found corners, but too few sure ones to size by, the closest look the frame
-        and ``max_size`` allow; None where that look would change little or nothing was found.
+        none), within ``max_size`` and the frame's own pixels (enlarged so far as to make its cards
+        ``_SMALL`` px wide where they are narrower); where it found corners, but too few sure ones to
+        size by, the closest look the frame and ``max_size`` allow; None where that look would change
+        little or nothing was found.
 
         The narrower quarter's width, not the median: the first look finds few of the small cards
         (the far ones of a table seen at an angle) and sizes those it finds too wide, or too unsurely
@@ -401,9 +404,10 @@ class CardDetector:
         if len(widths) < 2:
             closest = min(self.max_size, long_side)
             return closest if found and math.log(closest / self.size) > _LOOK_AGAIN else None
-        seen = widths[len(widths) // 4] * self.size / long_side          # at the first look
-        own = long_side * max(1.0, _SMALL / widths[len(widths) // 4])    # enlarged where the cards are small
-        again = int(min(max(self.size, min(self.max_size, own)), max(self.size / 2, self.size * CARD_PX / seen)))
+        narrow = widths[len(widths) // 4]                                 # in the frame's own pixels
+        seen = narrow * self.size / long_side                              # at the first look
+        largest = min(self.max_size, long_side * max(1.0, _SMALL / narrow))   # enlarged where the cards are small
+        again = int(min(max(self.size, largest), max(self.size / 2, self.size * CARD_PX / seen)))
         return again if abs(math.log(again / self.size)) > _LOOK_AGAIN else None
 
     @staticmethod
