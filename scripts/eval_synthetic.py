@@ -135,8 +135,8 @@ class CornerReads:
             x, y, angle, width = corner_pose(to_frame)
             near = [c for c in found if math.hypot(c.x - x, c.y - y) < NEAR * width
                     and abs(math.remainder(c.angle - angle, 2 * math.pi)) < ALIKE]
+            true = len(homographies)   # the true outline's read, then the width-off ones after it
             homographies += [to_frame] + [to_frame @ np.diag([k, k, 1.0]) for k in WIDTH_OFF]
-            true = len(homographies) - 1 - len(WIDTH_OFF)
             if not near:
                 asked.append((code, true, None))
                 continue
